@@ -1,0 +1,227 @@
+// The catalogue table. Keep it sorted by id (a test checks). Thresholds quoted in the text are the
+// built-in policy defaults; the policy file can change them (docs/policy.md).
+#include "core/catalogue.h"
+
+#include <algorithm>
+
+namespace gpuvet {
+
+namespace {
+
+constexpr CatalogueEntry kCatalogue[] = {
+    {"cgroup.cpu_quota", "cgroup", "CPU quota per visible GPU",
+     "The cgroup this process runs in (the job's container or Slurm step) may use fewer CPU cores "
+     "per GPU than the policy minimum. Input pipelines, tokenisers and launch threads are then "
+     "throttled by the kernel scheduler and the GPU waits, even though the host looks idle.",
+     "Raise the container/job CPU limit (Kubernetes resources.limits.cpu, Slurm --cpus-per-gpu) to "
+     "at least the policy minimum per GPU, or lower the data-loader worker count to fit."},
+    {"cgroup.memory_limit", "cgroup", "cgroup memory limit",
+     "The cgroup memory limit is small relative to the host; pinned host buffers and data-loader "
+     "workers count against it and the OOM killer ends the job without a GPU error.",
+     "Raise the memory limit of the job or container, or reduce loader workers and prefetch depth."},
+    {"clocks.sm_below_max", "clocks", "SM clock while busy",
+     "The GPU is busy but its SM clock is well below the maximum and no throttle reason explains "
+     "it: application clocks or a locked clock may be set lower than the part allows.",
+     "Inspect `nvidia-smi -q -d CLOCK`; reset application clocks (`nvidia-smi -rac`) or unlock "
+     "clocks (`nvidia-smi -rgc`) unless the lower clock is deliberate."},
+    {"cpu.governor", "cpu", "CPU frequency governor",
+     "Cores use a frequency governor other than `performance`. Ramp-up latency slows the short, "
+     "bursty host work that feeds a GPU (kernel launches, decode, collation).",
+     "Set the governor to performance (`cpupower frequency-set -g performance` or the tuned/BIOS "
+     "profile for throughput) on GPU nodes."},
+    {"device.nodes", "device", "GPU device nodes and access",
+     "A /dev/nvidia* node the driver needs is missing or not accessible to this user: CUDA fails to "
+     "initialise or silently falls back to the CPU.",
+     "Load nvidia-uvm (`nvidia-modprobe -u -c=0`), fix node permissions/udev rules, or, in a "
+     "container, make sure the runtime passed the devices through."},
+    {"driver.cuda_version_allowed", "driver", "CUDA driver version in the allowed set",
+     "The CUDA version the driver supports is outside the set the policy allows: applications built "
+     "for a newer CUDA fail to start, and the node drifts from its peers.",
+     "Install the approved driver branch, or add the version to the policy after validating it."},
+    {"driver.gpus_visible", "driver", "GPUs visible to the driver",
+     "The driver sees fewer GPUs than there are NVIDIA GPU functions on the PCI bus, or none: a GPU "
+     "fell off the bus, failed to initialise, or is hidden.",
+     "Check the kernel log for Xid 79 or initialisation errors. A GPU missing from the driver needs "
+     "a node reboot; if it stays missing, drain the node for hardware inspection."},
+    {"driver.loaded", "driver", "NVIDIA driver and NVML",
+     "The NVIDIA driver or its management library could not be used, so no GPU check could run.",
+     "Install or load the NVIDIA driver (`modprobe nvidia`), make libnvidia-ml.so.1 visible to the "
+     "loader, and look at the kernel log for why the module did not load."},
+    {"driver.version_allowed", "driver", "Driver version in the allowed set",
+     "The driver version is not one the policy allows: the node has drifted from the fleet's "
+     "validated stack.",
+     "Reinstall the approved driver version, or extend the policy once the version is validated."},
+    {"driver.version_mismatch", "driver", "Kernel module vs NVML library version",
+     "The loaded kernel module and the user-space NVML library come from different driver "
+     "versions, usually after a driver upgrade without a reboot. CUDA calls fail with "
+     "'driver/library version mismatch'.",
+     "Reboot the node (or unload and reload the nvidia modules) so the module matches the "
+     "installed libraries; drain it until then."},
+    {"ecc.aggregate_dbe", "ecc", "Lifetime uncorrectable ECC errors",
+     "The GPU has had uncorrectable (double-bit) memory errors over its lifetime. Each one killed "
+     "whatever was running; a growing count marks failing memory.",
+     "Watch the trend; with retired pages or remapped rows also rising, plan an RMA."},
+    {"ecc.mode", "ecc", "ECC mode",
+     "ECC is disabled on a GPU that supports it, or a mode change is pending until the next reset. "
+     "Without ECC, memory faults corrupt results silently.",
+     "Enable ECC (`nvidia-smi -e 1`) and reset the GPU or reboot to apply a pending change."},
+    {"ecc.retired_pages", "ecc", "Retired memory pages",
+     "The GPU retired memory pages because of ECC errors (pre-Ampere page retirement). At the "
+     "retirement limit the part can no longer protect itself.",
+     "Above the limit, or with retirements pending, drain the GPU: reset it to apply pending "
+     "retirements and open an RMA if the count keeps rising."},
+    {"ecc.row_remap", "ecc", "Memory row remapping",
+     "Row remapping (Ampere and newer) replaced faulty memory rows. A pending remap needs a GPU "
+     "reset to take effect; a remap failure means the spare rows ran out.",
+     "Pending: drain and reset the GPU. Failure, or uncorrectable remaps over the limit: take the "
+     "GPU out of service and open an RMA."},
+    {"ecc.volatile_dbe", "ecc", "Uncorrectable ECC errors since last reset",
+     "An uncorrectable memory error occurred since the driver loaded. The process using that "
+     "memory was killed and results computed around it cannot be trusted.",
+     "Drain the node, reset the GPU (or reboot) and check whether rows were remapped or pages "
+     "retired; repeat offenders go to RMA."},
+    {"ecc.volatile_sbe", "ecc", "Corrected ECC errors since last reset",
+     "Corrected (single-bit) memory errors are normal in small numbers; a high count since the last "
+     "reset points to degrading memory.",
+     "Track the rate; if it keeps climbing or rows are being remapped, schedule a reset and "
+     "inspection."},
+    {"gpu.count_expected", "gpu", "Expected GPU count",
+     "The node has a different number of GPUs than the policy expects for it: a card is missing, "
+     "fell off the bus, or the node is not the model it is thought to be.",
+     "Drain the node and check the kernel log and `lspci` for the missing GPU; reseat or replace it."},
+    {"gpu.lost", "gpu", "GPU reachable",
+     "The driver reports the GPU as lost (it stopped responding on the bus). Nothing can run on it "
+     "until the node is reset.",
+     "Drain the node and reboot it. A GPU that is lost again after a reboot needs hardware "
+     "inspection (power, riser, seating)."},
+    {"gpu.query_failed", "gpu", "GPU queries answered",
+     "A management query to the GPU failed or did not return in time. A hung query often means the "
+     "GPU or driver is wedged; the affected checks could not be evaluated.",
+     "Rerun the check; if the same call hangs again, drain the node and collect `nvidia-bug-report.sh`."},
+    {"kernel.log_access", "kernel", "Kernel log readable",
+     "The kernel log could not be read, so Xid, AER and other driver events were not checked.",
+     "Run as root (or with CAP_SYSLOG / kernel.dmesg_restrict=0), or pass a saved log with "
+     "--kernel-log FILE."},
+    {"memory.available", "memory", "Available host memory",
+     "Little host memory is available. Pinned buffers, loader workers and page cache compete; the "
+     "job swaps, stalls on reclaim, or is OOM-killed.",
+     "Find the consumers (`ps aux --sort=-rss`), reduce loader workers or prefetch, or move the job "
+     "to a node with more memory."},
+    {"memory.pressure", "memory", "Memory, CPU and I/O pressure (PSI)",
+     "Tasks on this host spend a noticeable share of time stalled waiting for memory, CPU or I/O "
+     "(Linux pressure stall information). GPU feeders stall with them.",
+     "Find what saturates the resource (memory: reclaim/swap; io: storage; cpu: oversubscription) "
+     "before blaming the GPU."},
+    {"mig.mode", "mig", "MIG mode",
+     "The GPU is partitioned with MIG, or a MIG mode change is pending until the next GPU reset. "
+     "Jobs see a slice, not the whole GPU, and tools without MIG support misreport it.",
+     "Confirm the partitioning is intended for this node's role; apply a pending change with a GPU "
+     "reset, or disable MIG (`nvidia-smi -mig 0`) for whole-GPU jobs."},
+    {"numa.process_affinity", "numa", "Process CPUs local to its GPUs",
+     "The process may only run on CPUs of a different NUMA node than the GPU it uses. Every copy "
+     "and launch crosses the socket interconnect.",
+     "Bind the job to the GPU's NUMA node (Slurm --gpu-bind/--cpu-bind, numactl --cpunodebind, "
+     "Kubernetes topology manager single-numa-node)."},
+    {"nvlink.errors", "nvlink", "NVLink error counters",
+     "NVLink error counters (CRC, replay, recovery) exceed their budget: the link retransmits and "
+     "collective bandwidth drops, or the link is about to fail.",
+     "Reset the GPUs; if errors return, drain the node for NVLink/NVSwitch inspection."},
+    {"nvlink.link_down", "nvlink", "NVLink links up",
+     "Some NVLink links of the GPU are inactive while others are up. Peer traffic falls back to "
+     "fewer links or PCIe and collectives slow down.",
+     "Check fabric manager on NVSwitch systems, reset the GPUs, and drain for inspection if a link "
+     "stays down."},
+    {"pcie.aer_corrected", "pcie", "PCIe corrected errors (AER)",
+     "The PCIe link logged corrected errors above the budget. They are retried in hardware, cost "
+     "bandwidth, and often precede a link that degrades or drops.",
+     "Reseat or replace the riser/cable and check the slot; drain the node if counts keep rising."},
+    {"pcie.aer_uncorrected", "pcie", "PCIe uncorrected errors (AER)",
+     "The PCIe link logged uncorrectable (non-fatal or fatal) errors: transactions were lost and "
+     "the GPU may have been reset or dropped off the bus.",
+     "Drain the node and inspect the slot, riser and GPU; fatal errors need a reboot at least."},
+    {"pcie.link_gen_reduced", "pcie", "PCIe link generation",
+     "The link runs below the highest generation both ends support. GPUs lower the link speed when "
+     "idle to save power, so this matters only under load; under load it halves host-device "
+     "bandwidth per generation lost.",
+     "If the GPU was idle, confirm under load (`gpuvet bench`, or read the link while a job runs). "
+     "A link slow under load points to a riser, slot or BIOS setting: reseat or fix the slot speed."},
+    {"pcie.link_width_reduced", "pcie", "PCIe link width",
+     "The link trained with fewer lanes than both ends support (e.g. x8 in a x16 slot). Width, "
+     "unlike speed, does not drop for power saving: host-device bandwidth is cut for good.",
+     "Drain the node; reseat the GPU or riser, check the slot's bifurcation setting in the BIOS, "
+     "and replace the riser or cable if it persists."},
+    {"pcie.replay_counter", "pcie", "PCIe replay counter",
+     "The GPU had to replay PCIe packets more often than the bit-error budget for its link allows: "
+     "signal integrity is poor and effective bandwidth drops.",
+     "Reseat the GPU and riser; if the rate stays over budget, drain for hardware inspection."},
+    {"power.limit", "power", "Power limit vs default",
+     "The enforced power limit is below the board's default. Clocks are capped under load and the "
+     "GPU delivers less than its rating.",
+     "If unintended, restore the default (`nvidia-smi -pl <default>`) or fix the management policy "
+     "that lowered it."},
+    {"process.gpu_context", "process", "Process uses a GPU",
+     "The given process holds no GPU context and maps no CUDA library: it is running on the CPU, "
+     "usually because the framework found no GPU (empty CUDA_VISIBLE_DEVICES, a CPU-only build, or "
+     "missing device nodes in the container).",
+     "Check `torch.cuda.is_available()` (or the framework's equivalent) inside the job's "
+     "environment, its CUDA_VISIBLE_DEVICES, and that the container runtime passes the GPUs."},
+    {"settings.persistence_mode", "settings", "Persistence mode",
+     "Persistence mode is off: the driver tears the GPU state down when the last client exits, so "
+     "every job start pays seconds of initialisation and settings may be lost.",
+     "Enable nvidia-persistenced (preferred) or `nvidia-smi -pm 1` on compute nodes."},
+    {"thermal.margin", "thermal", "Temperature margin to slowdown",
+     "The GPU is close to its slowdown temperature; a little more load or heat and the hardware "
+     "cuts clocks.",
+     "Check cooling: fans, airflow, inlet temperature, blocked filters, neighbouring hot cards."},
+    {"throttle.hw_slowdown", "throttle", "Hardware slowdown active",
+     "The hardware is cutting clocks hard (HW slowdown): typically overheating or a power supply "
+     "signal. Performance drops by half or more.",
+     "Check the PSU and power cables and the cooling; drain the node if slowdown persists at idle."},
+    {"throttle.power_brake", "throttle", "Power brake active",
+     "An external power-brake signal from the system (not the GPU) is holding clocks down: the "
+     "chassis or PSU is asking GPUs to shed power.",
+     "Check the server's power supplies and BMC events; the node cannot deliver full performance."},
+    {"throttle.sw_power_cap", "throttle", "Power cap reached",
+     "The GPU is drawing its power limit and the driver is lowering clocks to stay under it. Under "
+     "full load this is expected for some parts; with a reduced limit it is self-inflicted.",
+     "Compare the limit with the default (see power.limit); raise it if it was lowered, otherwise "
+     "this is the card's normal ceiling."},
+    {"throttle.thermal", "throttle", "Thermal slowdown active",
+     "Clocks are reduced because the GPU (or its memory) is too hot.",
+     "Fix cooling: airflow, fan curves, inlet temperature, dust; check neighbouring cards."},
+    {"xid.application", "xid", "Xid errors caused by applications",
+     "The driver logged Xid errors that application faults cause (illegal address, exceptions, "
+     "killed contexts). They are not hardware faults by themselves.",
+     "Debug the application (compute-sanitizer, CUDA_LAUNCH_BLOCKING=1). Only if many unrelated "
+     "jobs hit them on this GPU alone, suspect the GPU."},
+    {"xid.critical", "xid", "Xid errors that mean hardware or driver failure",
+     "The driver logged Xid errors that mean the GPU, its memory, NVLink or the PCIe link failed "
+     "(e.g. fallen off the bus, uncontained ECC, GSP errors).",
+     "Drain the node; reset the GPU or reboot as the Xid's action says, and send repeat offenders "
+     "to hardware inspection."},
+    {"xid.recoverable", "xid", "Xid errors that need a reset or a watch",
+     "The driver logged Xid errors that the hardware contained (e.g. contained ECC, row remap "
+     "events, channel recovery) but which need a GPU reset or close watching.",
+     "Reset the GPU when it is free; if the same Xid repeats after resets, escalate to hardware "
+     "inspection."},
+};
+
+}  // namespace
+
+std::span<const CatalogueEntry> Catalogue() { return kCatalogue; }
+
+const CatalogueEntry* FindCatalogueEntry(std::string_view id) {
+  auto it = std::lower_bound(std::begin(kCatalogue), std::end(kCatalogue), id,
+                             [](const CatalogueEntry& e, std::string_view v) { return e.id < v; });
+  if (it == std::end(kCatalogue) || it->id != id) return nullptr;
+  return &*it;
+}
+
+bool IsCatalogueArea(std::string_view area) {
+  for (const CatalogueEntry& e : kCatalogue) {
+    if (e.area == area) return true;
+  }
+  return false;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,135 @@
+// What the GPU sources (NVML, or a saved `nvidia-smi -q -x`) measured, in plain structs with units
+// converted at the source. Rules read these; they never call NVML themselves.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/reading.h"
+
+namespace gpuvet {
+
+// NVML clock event ("throttle") reason bits, as defined by nvml.h (nvmlClocksEventReason*).
+namespace clock_reason {
+inline constexpr uint64_t kGpuIdle = 0x1;
+inline constexpr uint64_t kApplicationsClocksSetting = 0x2;
+inline constexpr uint64_t kSwPowerCap = 0x4;
+inline constexpr uint64_t kHwSlowdown = 0x8;
+inline constexpr uint64_t kSyncBoost = 0x10;
+inline constexpr uint64_t kSwThermalSlowdown = 0x20;
+inline constexpr uint64_t kHwThermalSlowdown = 0x40;
+inline constexpr uint64_t kHwPowerBrakeSlowdown = 0x80;
+inline constexpr uint64_t kDisplayClockSetting = 0x100;
+}  // namespace clock_reason
+
+struct NvLinkState {
+  int link = 0;
+  bool active = false;
+  Reading<uint64_t> replay_errors;
+  Reading<uint64_t> recovery_errors;
+  Reading<uint64_t> crc_flit_errors;
+  Reading<uint64_t> crc_data_errors;
+};
+
+struct GpuProcess {
+  uint32_t pid = 0;
+  uint64_t used_memory_bytes = 0;  // 0 when the driver does not report it
+};
+
+// A call that failed or hung while reading one GPU; turned into gpu.query_failed findings.
+struct CallFailure {
+  std::string call;     // "nvmlDeviceGetPowerUsage"
+  std::string message;  // "timed out after 2000 ms" / "Unknown Error (999)"
+  bool timed_out = false;
+};
+
+struct GpuState {
+  int index = 0;
+  std::string name;        // "NVIDIA H100 80GB HBM3"
+  std::string uuid;        // "GPU-…"
+  std::string serial;
+  std::string pci_bus_id;  // normalised sysfs form: "0000:3b:00.0" (lower case)
+  std::string vbios_version;
+  Reading<int> minor_number;  // N in /dev/nvidiaN
+
+  Reading<bool> persistence_mode;
+  Reading<int> performance_state;  // P0 = 0 … P15
+
+  Reading<int> gpu_util_pct;
+  Reading<int> memory_util_pct;
+  Reading<uint64_t> memory_total_bytes;
+  Reading<uint64_t> memory_used_bytes;
+
+  Reading<int> sm_clock_mhz;
+  Reading<int> sm_clock_max_mhz;
+  Reading<int> mem_clock_mhz;
+  Reading<int> mem_clock_max_mhz;
+  Reading<uint64_t> clock_event_reasons;  // clock_reason bits
+
+  Reading<int> temperature_c;
+  Reading<int> slowdown_temperature_c;
+  Reading<int> shutdown_temperature_c;
+
+  Reading<double> power_w;
+  Reading<double> power_limit_w;          // enforced limit
+  Reading<double> default_power_limit_w;  // board default
+
+  // PCIe as the GPU sees it (NVML). sysfs gives the host side: see PciFunction.
+  Reading<int> pcie_gen;
+  Reading<int> pcie_gen_max;  // max of GPU and system, as NVML reports
+  Reading<int> pcie_width;
+  Reading<int> pcie_width_max;
+  Reading<uint64_t> pcie_replay_counter;
+
+  Reading<bool> ecc_enabled;
+  Reading<bool> ecc_pending_enabled;
+  Reading<uint64_t> ecc_corrected_volatile;
+  Reading<uint64_t> ecc_uncorrected_volatile;
+  Reading<uint64_t> ecc_corrected_aggregate;
+  Reading<uint64_t> ecc_uncorrected_aggregate;
+  Reading<int> retired_pages_sbe;
+  Reading<int> retired_pages_dbe;
+  Reading<bool> retired_pages_pending;
+  Reading<int> remapped_rows_correctable;
+  Reading<int> remapped_rows_uncorrectable;
+  Reading<bool> remap_pending;
+  Reading<bool> remap_failure;
+
+  Reading<bool> mig_enabled;
+  Reading<bool> mig_pending_enabled;
+  Reading<int> mig_instances;  // MIG devices configured
+
+  std::vector<NvLinkState> nvlinks;  // empty: no NVLink (or not supported)
+  Reading<std::vector<GpuProcess>> compute_processes;
+
+  bool lost = false;      // a call answered NVML_ERROR_GPU_IS_LOST
+  std::string lost_call;  // which one
+  std::vector<CallFailure> failures;
+};
+
+enum class GpuSourceState {
+  kOk,               // library loaded, initialised, devices enumerated
+  kLibraryMissing,   // libnvidia-ml.so.1 not found / not loadable
+  kDriverNotLoaded,  // library present, NVML_ERROR_DRIVER_NOT_LOADED
+  kInitFailed,       // nvmlInit failed otherwise (message in detail)
+  kHung,             // nvmlInit or device enumeration did not return in time
+  kNotRun,           // GPU source skipped (e.g. --only host areas)
+};
+
+struct GpuInventory {
+  std::string origin;  // "nvml (/usr/lib/.../libnvidia-ml.so.1)" or "nvidia-smi-xml (file)"
+  GpuSourceState state = GpuSourceState::kNotRun;
+  std::string detail;  // why the state is not kOk, in words
+  Reading<std::string> driver_version;  // "550.90.07"
+  Reading<std::string> nvml_version;    // "12.550.90.07"
+  Reading<int> cuda_driver_version;     // 12040 for CUDA 12.4
+  Reading<int> device_count;            // what the driver reports (may exceed gpus.size())
+  std::vector<GpuState> gpus;
+  std::vector<CallFailure> failures;  // system-level call failures
+};
+
+// "12.4" from 12040.
+std::string FormatCudaVersion(int v);
+
+}  // namespace gpuvet

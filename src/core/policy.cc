@@ -1,0 +1,257 @@
+// Policy parsing with toml++. Every key is known: an unknown key or a wrong type is an error with
+// its position, because a typo in a health policy must not silently turn a check off.
+#include "core/policy.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <toml++/toml.h>
+
+#include "core/catalogue.h"
+#include "util/file.h"
+
+namespace gpuvet {
+
+namespace {
+
+std::string Where(std::string_view file, const toml::source_region& r) {
+  return fmt::format("{}:{}:{}", file, r.begin.line, r.begin.column);
+}
+
+class PolicyReader {
+ public:
+  PolicyReader(std::string_view file, Policy& policy) : file_(file), policy_(policy) {}
+
+  Status Read(const toml::table& root) {
+    for (auto&& [key, node] : root) {
+      std::string k(key.str());
+      if (!node.is_table()) return Error(node, fmt::format("'{}' must be a table ([{}])", k, k));
+      const toml::table& t = *node.as_table();
+      Status s;
+      if (k == "gpu") {
+        s = ReadGpu(t);
+      } else if (k == "driver") {
+        s = ReadDriver(t);
+      } else if (k == "thresholds") {
+        s = ReadThresholds(t);
+      } else if (k == "checks") {
+        s = ReadChecks(t);
+      } else if (k == "severity") {
+        s = ReadSeverity(t);
+      } else {
+        return Error(node, fmt::format("unknown table [{}]; expected one of [gpu], [driver], "
+                                       "[thresholds], [checks], [severity]",
+                                       k));
+      }
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status Error(const toml::node& n, const std::string& what) {
+    return InvalidInput(Where(file_, n.source()) + ": " + what);
+  }
+
+  Status ReadInt(const toml::node& n, std::string_view key, int64_t lo, int64_t hi, int64_t& out) {
+    auto v = n.value<int64_t>();
+    if (!n.is_integer() || !v) return Error(n, fmt::format("'{}' must be an integer", key));
+    if (*v < lo || *v > hi) {
+      return Error(n, fmt::format("'{}' must be between {} and {}, got {}", key, lo, hi, *v));
+    }
+    out = *v;
+    return Status::Ok();
+  }
+
+  Status ReadNumber(const toml::node& n, std::string_view key, double lo, double hi, double& out) {
+    if (!n.is_number()) return Error(n, fmt::format("'{}' must be a number", key));
+    double v = n.is_integer() ? static_cast<double>(*n.value<int64_t>()) : *n.value<double>();
+    if (v < lo || v > hi) {
+      return Error(n, fmt::format("'{}' must be between {} and {}, got {}", key, lo, hi, v));
+    }
+    out = v;
+    return Status::Ok();
+  }
+
+  Status ReadStrings(const toml::node& n, std::string_view key, std::vector<std::string>& out) {
+    const toml::array* a = n.as_array();
+    if (!a) return Error(n, fmt::format("'{}' must be an array of strings", key));
+    out.clear();
+    for (const toml::node& e : *a) {
+      auto s = e.value<std::string>();
+      if (!e.is_string() || !s) {
+        return Error(e, fmt::format("'{}' must contain only strings", key));
+      }
+      out.push_back(*s);
+    }
+    return Status::Ok();
+  }
+
+  Status ReadGpu(const toml::table& t) {
+    for (auto&& [key, node] : t) {
+      if (key.str() == "expected_count") {
+        int64_t v = 0;
+        if (Status s = ReadInt(node, "gpu.expected_count", 0, 1024, v); !s.ok()) return s;
+        policy_.expected_gpu_count = static_cast<int>(v);
+      } else {
+        return Error(node, fmt::format("unknown key 'gpu.{}'; expected 'expected_count'",
+                                       key.str()));
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ReadDriver(const toml::table& t) {
+    for (auto&& [key, node] : t) {
+      if (key.str() == "allowed_versions") {
+        if (Status s = ReadStrings(node, "driver.allowed_versions", policy_.allowed_driver_versions);
+            !s.ok())
+          return s;
+      } else if (key.str() == "allowed_cuda_versions") {
+        if (Status s =
+                ReadStrings(node, "driver.allowed_cuda_versions", policy_.allowed_cuda_versions);
+            !s.ok())
+          return s;
+      } else {
+        return Error(node, fmt::format("unknown key 'driver.{}'; expected 'allowed_versions' or "
+                                       "'allowed_cuda_versions'",
+                                       key.str()));
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ReadThresholds(const toml::table& t) {
+    Thresholds& th = policy_.thresholds;
+    struct IntKey {
+      const char* name;
+      std::function<void(int64_t)> set;
+      int64_t lo, hi;
+    };
+    struct NumKey {
+      const char* name;
+      double* target;
+      double lo, hi;
+    };
+    const IntKey ints[] = {
+        {"temperature_margin_warn_c", [&](int64_t v) { th.temperature_margin_warn_c = int(v); }, 0,
+         100},
+        {"busy_util_pct", [&](int64_t v) { th.busy_util_pct = int(v); }, 0, 100},
+        {"ecc_corrected_volatile_warn",
+         [&](int64_t v) { th.ecc_corrected_volatile_warn = uint64_t(v); }, 0, INT64_MAX},
+        {"retired_pages_fail", [&](int64_t v) { th.retired_pages_fail = int(v); }, 1, 100000},
+        {"remapped_rows_uncorrectable_fail",
+         [&](int64_t v) { th.remapped_rows_uncorrectable_fail = int(v); }, 1, 100000},
+        {"nvlink_crc_max", [&](int64_t v) { th.nvlink_crc_max = uint64_t(v); }, 0, INT64_MAX},
+        {"nvlink_recovery_max", [&](int64_t v) { th.nvlink_recovery_max = uint64_t(v); }, 0,
+         INT64_MAX},
+    };
+    const NumKey nums[] = {
+        {"power_limit_min_ratio", &th.power_limit_min_ratio, 0, 1},
+        {"sm_clock_min_ratio", &th.sm_clock_min_ratio, 0, 1},
+        {"pcie_replay_ber", &th.pcie_replay_ber, 0, 1},
+        {"aer_corrected_per_min", &th.aer_corrected_per_min, 0, 1e9},
+        {"cpu_cores_per_gpu_min", &th.cpu_cores_per_gpu_min, 0, 4096},
+        {"memory_per_gpu_min_gib", &th.memory_per_gpu_min_gib, 0, 1e6},
+        {"memory_available_min_pct", &th.memory_available_min_pct, 0, 100},
+        {"psi_memory_full_warn_pct", &th.psi_memory_full_warn_pct, 0, 100},
+        {"psi_io_full_warn_pct", &th.psi_io_full_warn_pct, 0, 100},
+        {"psi_cpu_some_warn_pct", &th.psi_cpu_some_warn_pct, 0, 100},
+    };
+    for (auto&& [key, node] : t) {
+      bool known = false;
+      for (const IntKey& k : ints) {
+        if (key.str() != k.name) continue;
+        int64_t v = 0;
+        if (Status s = ReadInt(node, std::string("thresholds.") + k.name, k.lo, k.hi, v); !s.ok())
+          return s;
+        k.set(v);
+        known = true;
+      }
+      for (const NumKey& k : nums) {
+        if (key.str() != k.name) continue;
+        if (Status s =
+                ReadNumber(node, std::string("thresholds.") + k.name, k.lo, k.hi, *k.target);
+            !s.ok())
+          return s;
+        known = true;
+      }
+      if (!known) {
+        return Error(node, fmt::format("unknown key 'thresholds.{}' (docs/policy.md lists them)",
+                                       key.str()));
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ReadChecks(const toml::table& t) {
+    for (auto&& [key, node] : t) {
+      if (key.str() != "skip") {
+        return Error(node, fmt::format("unknown key 'checks.{}'; expected 'skip'", key.str()));
+      }
+      std::vector<std::string> skip;
+      if (Status s = ReadStrings(node, "checks.skip", skip); !s.ok()) return s;
+      const toml::array& a = *node.as_array();
+      for (size_t i = 0; i < skip.size(); ++i) {
+        if (!FindCatalogueEntry(skip[i]) && !IsCatalogueArea(skip[i])) {
+          return Error(*a.get(i), fmt::format("'{}' is neither a check id nor an area (see "
+                                              "`gpuvet checks`)",
+                                              skip[i]));
+        }
+        policy_.skip.insert(skip[i]);
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ReadSeverity(const toml::table& t) {
+    for (auto&& [key, node] : t) {
+      std::string id(key.str());
+      if (!FindCatalogueEntry(id)) {
+        return Error(node, fmt::format("'{}' is not a check id (see `gpuvet checks`)", id));
+      }
+      auto name = node.value<std::string>();
+      std::optional<Severity> sev = name ? ParseSeverity(*name) : std::nullopt;
+      if (!node.is_string() || !sev) {
+        return Error(node, fmt::format("severity for '{}' must be one of \"ok\", \"info\", "
+                                       "\"warn\", \"fail\", \"unknown\"",
+                                       id));
+      }
+      policy_.severity_overrides[id] = *sev;
+    }
+    return Status::Ok();
+  }
+
+  std::string_view file_;
+  Policy& policy_;
+};
+
+}  // namespace
+
+Result<Policy> ParsePolicy(std::string_view toml_text, std::string_view filename) {
+  Policy policy;
+  policy.source = std::string(filename);
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, filename);
+  } catch (const toml::parse_error& e) {
+    return InvalidInput(fmt::format("{}: {}", Where(filename, e.source()), e.description()));
+  }
+  PolicyReader reader(filename, policy);
+  if (Status s = reader.Read(root); !s.ok()) return s;
+  return policy;
+}
+
+Result<Policy> LoadPolicy(const std::string& path) {
+  auto text = ReadFile(path, 1 << 20);
+  if (!text.ok()) return InvalidInput("cannot read policy: " + text.status().message());
+  return ParsePolicy(text.value(), path);
+}
+
+bool IsSkipped(const Policy& policy, std::string_view id) {
+  if (policy.skip.count(std::string(id))) return true;
+  size_t dot = id.find('.');
+  return dot != std::string_view::npos && policy.skip.count(std::string(id.substr(0, dot)));
+}
+
+}  // namespace gpuvet

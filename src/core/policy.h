@@ -1,0 +1,75 @@
+// Policy: what "healthy" means on this node. Built-in defaults (sources quoted beside each number)
+// that a TOML file can override: expected GPU count, allowed driver/CUDA versions, thresholds,
+// checks to skip and severity overrides. See docs/policy.md for the file format.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+#include "util/status.h"
+
+namespace gpuvet {
+
+struct Thresholds {
+  // thermal.margin: warn when the GPU is within this many °C of its slowdown temperature.
+  int temperature_margin_warn_c = 10;
+  // power.limit: warn when enforced limit / default limit falls below this ratio.
+  double power_limit_min_ratio = 0.95;
+  // A GPU counts as busy (for idle-aware checks) at or above this GPU-Util %.
+  int busy_util_pct = 50;
+  // clocks.sm_below_max: warn when busy and SM clock < ratio × max with no throttle reason.
+  double sm_clock_min_ratio = 0.7;
+  // ecc.volatile_sbe: warn at or above this many corrected errors since the last reset.
+  uint64_t ecc_corrected_volatile_warn = 10000;
+  // ecc.retired_pages: fail at or above this many retired pages (DCGM DcgmGPUHardwareLimits.h: 63).
+  int retired_pages_fail = 63;
+  // ecc.row_remap: fail at or above this many uncorrectable remapped rows (DCGM, AzNHC: 512).
+  int remapped_rows_uncorrectable_fail = 512;
+  // pcie.replay_counter: the bit error rate the replay budget is derived from; budget per minute
+  // = BER × lane rate × 60 s × lanes (DCGM DcgmHealthWatch.cpp: 1e-12).
+  double pcie_replay_ber = 1e-12;
+  // pcie.aer_corrected: corrected AER errors per minute of uptime (DCGM Pcie.cpp: 16/min, 32/min
+  // for Gen5 x16).
+  double aer_corrected_per_min = 16;
+  // nvlink.errors: CRC errors (flit + data) per link before warning (DCGM: 100).
+  uint64_t nvlink_crc_max = 100;
+  // nvlink.errors: replay + recovery events per link before warning (DCGM NVLink error limit: 1).
+  uint64_t nvlink_recovery_max = 1;
+  // cgroup.cpu_quota: minimum CPU cores of quota per visible GPU.
+  double cpu_cores_per_gpu_min = 4;
+  // cgroup.memory_limit: minimum memory limit per visible GPU, GiB.
+  double memory_per_gpu_min_gib = 4;
+  // memory.available: warn below this share of MemTotal available.
+  double memory_available_min_pct = 5;
+  // memory.pressure: warn when PSI avg60 of memory/io "full" or cpu "some" reaches these %.
+  double psi_memory_full_warn_pct = 5;
+  double psi_io_full_warn_pct = 10;
+  double psi_cpu_some_warn_pct = 40;
+};
+
+struct Policy {
+  std::string source = "built-in defaults";  // the file it came from
+  std::optional<int> expected_gpu_count;
+  std::vector<std::string> allowed_driver_versions;  // globs ("550.*"); empty = any
+  std::vector<std::string> allowed_cuda_versions;    // "12.4", globs; empty = any
+  Thresholds thresholds;
+  std::set<std::string> skip;                         // check ids or areas
+  std::map<std::string, Severity> severity_overrides;  // by check id
+};
+
+// Parses policy TOML. Errors are InvalidInput with "FILE:LINE:COLUMN: what was expected".
+Result<Policy> ParsePolicy(std::string_view toml_text, std::string_view filename);
+
+// Reads and parses a policy file.
+Result<Policy> LoadPolicy(const std::string& path);
+
+// True when `id` (or its area, the part before the first '.') is in policy.skip.
+bool IsSkipped(const Policy& policy, std::string_view id);
+
+}  // namespace gpuvet

@@ -1,0 +1,51 @@
+// Shared rule helpers.
+#include "rules/rule_util.h"
+
+#include <fmt/format.h>
+
+#include <cassert>
+
+#include "core/catalogue.h"
+
+namespace gpuvet {
+
+std::string GpuSubject(const GpuState& gpu) {
+  if (gpu.pci_bus_id.empty()) return fmt::format("gpu{}", gpu.index);
+  return fmt::format("gpu{} ({})", gpu.index, gpu.pci_bus_id);
+}
+
+const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_address) {
+  if (!host.pci_gpus.has()) return nullptr;
+  for (const GpuPciTopology& t : *host.pci_gpus) {
+    if (t.gpu.address == pci_address) return &t;
+  }
+  return nullptr;
+}
+
+Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
+                    std::string summary, std::vector<Evidence> evidence) {
+  assert(FindCatalogueEntry(id) != nullptr);
+  Finding f;
+  f.id = std::string(id);
+  f.subject = std::move(subject);
+  f.severity = severity;
+  f.summary = std::move(summary);
+  f.evidence = std::move(evidence);
+  return f;
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  if (u == 0) return fmt::format("{} B", bytes);
+  return fmt::format("{:.1f} {}", v, units[u]);
+}
+
+std::string FormatNumber(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+}  // namespace gpuvet

@@ -1,0 +1,36 @@
+// Helpers every rule uses: subject names, finding construction with the catalogue's severity
+// overrides applied later, and lookups that join NVML GPUs to their sysfs PCI functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/gpu_state.h"
+#include "core/host_state.h"
+#include "core/policy.h"
+
+namespace gpuvet {
+
+// Input of every rule: the measurements, never the OS.
+struct CheckInput {
+  const HostState& host;
+  const GpuInventory& gpus;
+};
+
+// "gpu0 (0000:3b:00.0)".
+std::string GpuSubject(const GpuState& gpu);
+
+// The sysfs topology of `gpu` (matched by PCI address), or nullptr.
+const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_address);
+
+// Builds a finding; `id` must be in the catalogue (checked in debug builds and tests).
+Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
+                    std::string summary, std::vector<Evidence> evidence = {});
+
+// "1.5 GiB" style sizes and "12.3" style numbers for evidence.
+std::string FormatBytes(uint64_t bytes);
+std::string FormatNumber(double v, int decimals = 1);
+
+}  // namespace gpuvet
