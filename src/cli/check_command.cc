@@ -1,0 +1,208 @@
+// `gpuvet check`: the node acceptance suite. Sources -> rules -> renderer, with every input error
+// (bad flag, unreadable policy or capture) reported as exit code 2 before anything is measured.
+#include "cli/check_command.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "core/catalogue.h"
+#include "core/host_paths.h"
+#include "core/policy.h"
+#include "core/report.h"
+#include "output/json_renderer.h"
+#include "output/text_renderer.h"
+#include "rules/rules.h"
+#include "sources/host_source.h"
+#include "sources/nvidia_smi_xml.h"
+#include "sources/nvml_source.h"
+#include "util/file.h"
+#include "util/strings.h"
+
+#ifndef GPUVET_VERSION
+#define GPUVET_VERSION "dev"
+#endif
+
+namespace gpuvet {
+
+namespace {
+
+// Areas whose checks read only GPU data; with --nvidia-smi-xml only these run (the capture comes
+// from another machine, so this host's /proc and /sys say nothing about it).
+bool IsGpuArea(std::string_view area) {
+  for (std::string_view a : {"driver", "gpu", "pcie", "clocks", "throttle", "thermal", "power",
+                             "ecc", "settings", "mig", "nvlink"}) {
+    if (a == area) return true;
+  }
+  return false;
+}
+
+std::string AreaOf(const std::string& id) { return id.substr(0, id.find('.')); }
+
+bool Matches(const std::vector<std::string>& selectors, const std::string& id) {
+  for (const std::string& s : selectors) {
+    if (s == id || s == AreaOf(id)) return true;
+  }
+  return false;
+}
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "gpuvet check: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+std::string NowIso() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+bool UseColor(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  return ::isatty(STDOUT_FILENO) == 1;
+}
+
+std::vector<std::string> SplitSelectors(const std::vector<std::string>& raw) {
+  std::vector<std::string> out;
+  for (const std::string& r : raw) {
+    for (std::string_view part : Split(r, ',')) {
+      part = Trim(part);
+      if (!part.empty()) out.emplace_back(part);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunCheck(const CheckFlags& in_flags) {
+  CheckFlags flags = in_flags;
+  flags.only = SplitSelectors(flags.only);
+  flags.skip = SplitSelectors(flags.skip);
+  for (const auto* list : {&flags.only, &flags.skip}) {
+    for (const std::string& s : *list) {
+      if (!FindCatalogueEntry(s) && !IsCatalogueArea(s)) {
+        return UsageError(fmt::format(
+            "'{}' is neither a check id nor an area; `gpuvet checks` lists them", s));
+      }
+    }
+  }
+  if (flags.format != "text" && flags.format != "json") {
+    return UsageError("--format must be text or json, not '" + flags.format + "'");
+  }
+
+  Policy policy;
+  if (!flags.policy.empty()) {
+    auto loaded = LoadPolicy(flags.policy);
+    if (!loaded.ok()) return UsageError(loaded.status().message());
+    policy = std::move(loaded).value();
+  }
+
+  if (!flags.root.empty()) {
+    struct stat st;
+    if (::stat(flags.root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return UsageError("--root " + flags.root + " is not a directory");
+    }
+  }
+  if (!flags.kernel_log.empty() && !PathExists(flags.kernel_log)) {
+    return UsageError("--kernel-log " + flags.kernel_log + ": no such file");
+  }
+  HostPaths paths(flags.root);
+  if (flags.pid != 0 && !PathExists(paths.Proc(std::to_string(flags.pid)))) {
+    return UsageError(fmt::format("--pid {}: no such process", flags.pid));
+  }
+
+  CheckReport report;
+  report.gpuvet_version = GPUVET_VERSION;
+  report.generated_at = flags.now.empty() ? NowIso() : flags.now;
+  report.policy_source = policy.source;
+
+  const bool offline = !flags.nvidia_smi_xml.empty();
+  if (offline) {
+    auto inv = LoadNvidiaSmiXml(flags.nvidia_smi_xml);
+    if (!inv.ok()) return UsageError(inv.status().message());
+    report.gpus = std::move(inv).value();
+  } else {
+    NvmlOptions nvml;
+    nvml.library_path = flags.nvml_lib;
+    nvml.call_timeout = std::chrono::milliseconds(flags.nvml_timeout_ms);
+    report.gpus = ReadNvml(nvml);
+  }
+
+  if (!offline) {
+    HostOptions host;
+    host.pid = flags.pid;
+    host.kernel_log_file = flags.kernel_log;
+    for (const GpuState& g : report.gpus.gpus) {
+      if (g.minor_number.has()) host.gpu_minors.push_back(*g.minor_number);
+    }
+    report.host = ReadHostState(paths, host);
+  }
+
+  CheckInput input{report.host, report.gpus};
+  for (Finding& f : RunRules(input, policy)) {
+    std::string area = AreaOf(f.id);
+    if (offline && !IsGpuArea(area)) continue;
+    if (!flags.only.empty() && !Matches(flags.only, f.id)) continue;
+    if (Matches(flags.skip, f.id)) continue;
+    report.findings.push_back(std::move(f));
+  }
+  report.verdict = WorstSeverity(report.findings);
+
+  std::string rendered;
+  if (flags.format == "json") {
+    rendered = RenderJson(report);
+  } else {
+    TextOptions text;
+    text.color = UseColor(flags.color);
+    text.verbose = flags.verbose;
+    rendered = RenderText(report, text);
+  }
+  std::fwrite(rendered.data(), 1, rendered.size(), stdout);
+  std::fflush(stdout);
+  return report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;
+}
+
+void AddCheckCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<CheckFlags>();
+  CLI::App* cmd = app.add_subcommand("check", "Is this node fit to take work? Runs every node "
+                                              "check and prints findings with a verdict.");
+  cmd->add_option("--root", flags->root,
+                  "Read /proc, /sys and /dev under this directory (fixture trees, containers)");
+  cmd->add_option("--kernel-log", flags->kernel_log,
+                  "Read the kernel log from this saved dmesg/journalctl/kmsg file instead of "
+                  "/dev/kmsg");
+  cmd->add_option("--nvml-lib", flags->nvml_lib, "Path of libnvidia-ml.so.1 to load")
+      ->envname("GPUVET_NVML_LIB");
+  cmd->add_option("--nvml-timeout-ms", flags->nvml_timeout_ms,
+                  "Give up on an NVML call after this many milliseconds")
+      ->check(CLI::Range(10, 600000));
+  cmd->add_option("--policy", flags->policy, "Policy file (TOML); see docs/policy.md");
+  cmd->add_option("--format", flags->format, "Output format: text or json");
+  cmd->add_option("--only", flags->only, "Run only these check ids or areas (comma-separated)");
+  cmd->add_option("--skip", flags->skip, "Skip these check ids or areas (comma-separated)");
+  cmd->add_option("--pid", flags->pid,
+                  "Check this process: NUMA placement, cgroup limits, whether it uses a GPU")
+      ->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--nvidia-smi-xml", flags->nvidia_smi_xml,
+                  "Run the GPU checks on a saved `nvidia-smi -q -x` capture instead of NVML");
+  cmd->add_option("--now", flags->now, "Timestamp to print instead of the clock (tests)");
+  cmd->add_option("--color", flags->color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_flag("-v,--verbose", flags->verbose, "Also list passed checks and every meaning");
+  cmd->callback([flags, exit_code] { *exit_code = RunCheck(*flags); });
+}
+
+}  // namespace gpuvet

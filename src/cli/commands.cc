@@ -1,0 +1,59 @@
+// The command table: each entry registers one subcommand. Explicit, not self-registering (a
+// static library drops unreferenced registrars silently).
+#include "cli/commands.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/check_command.h"
+#include "cli/debug_command.h"
+#include "cli/explain_command.h"
+#include "core/report.h"
+
+#ifndef GPUVET_VERSION
+#define GPUVET_VERSION "dev"
+#endif
+
+namespace gpuvet {
+
+namespace {
+
+struct CommandEntry {
+  const char* name;
+  void (*add)(CLI::App& app, int* exit_code);
+};
+
+constexpr CommandEntry kCommands[] = {
+    {"check", AddCheckCommand},
+    {"checks", AddChecksCommand},
+    {"explain", AddExplainCommand},
+    {"debug", AddDebugCommand},
+};
+
+}  // namespace
+
+int RunCommandLine(int argc, char** argv) {
+  CLI::App app{"gpuvet: tells you why your GPUs are slow or sick, and what to do about it."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("gpuvet ") + GPUVET_VERSION);
+  app.footer(
+      "Exit codes: 0 healthy (warnings allowed), 1 unhealthy (a check failed), 2 usage or input "
+      "error, 3 internal error.");
+  int exit_code = kExitInternal;
+  for (const CommandEntry& c : kCommands) c.add(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  return exit_code;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,73 @@
+#include "core/policy.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuvet {
+namespace {
+
+TEST(PolicyTest, DefaultsWhenEmpty) {
+  auto p = ParsePolicy("", "p.toml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_FALSE(p->expected_gpu_count.has_value());
+  EXPECT_EQ(p->thresholds.retired_pages_fail, 63);
+  EXPECT_EQ(p->source, "p.toml");
+}
+
+TEST(PolicyTest, FullFile) {
+  auto p = ParsePolicy(R"(
+[gpu]
+expected_count = 8
+[driver]
+allowed_versions = ["550.90.07", "550.127.*"]
+allowed_cuda_versions = ["12.4"]
+[thresholds]
+temperature_margin_warn_c = 5
+power_limit_min_ratio = 0.9
+cpu_cores_per_gpu_min = 2
+[checks]
+skip = ["cpu.governor", "mig"]
+[severity]
+"settings.persistence_mode" = "fail"
+)",
+                       "node.toml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(*p->expected_gpu_count, 8);
+  EXPECT_EQ(p->allowed_driver_versions.size(), 2u);
+  EXPECT_EQ(p->thresholds.temperature_margin_warn_c, 5);
+  EXPECT_DOUBLE_EQ(p->thresholds.power_limit_min_ratio, 0.9);
+  EXPECT_DOUBLE_EQ(p->thresholds.cpu_cores_per_gpu_min, 2);
+  EXPECT_TRUE(gpuvet::IsSkipped(*p, "cpu.governor"));
+  EXPECT_TRUE(gpuvet::IsSkipped(*p, "mig.mode"));
+  EXPECT_FALSE(gpuvet::IsSkipped(*p, "ecc.mode"));
+  EXPECT_EQ(p->severity_overrides.at("settings.persistence_mode"), Severity::kFail);
+}
+
+void ExpectError(const char* text, const char* fragment) {
+  auto p = ParsePolicy(text, "bad.toml");
+  ASSERT_FALSE(p.ok()) << text;
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(p.status().message().find(fragment), std::string::npos) << p.status().message();
+}
+
+TEST(PolicyTest, ErrorsCarryPosition) {
+  ExpectError("[gpu]\nexpected_count = \"eight\"\n", "bad.toml:2:");
+  ExpectError("[gpu]\nexpected_count = \"eight\"\n", "must be an integer");
+  ExpectError("[gpu\n", "bad.toml:1:");
+  ExpectError("[gpus]\nexpected_count = 8\n", "unknown table [gpus]");
+  ExpectError("[thresholds]\ntemperature_margin = 3\n", "unknown key 'thresholds.temperature_margin'");
+  ExpectError("[thresholds]\npower_limit_min_ratio = 3\n", "between 0 and 1");
+  ExpectError("[checks]\nskip = [\"pcie.nope\"]\n", "'pcie.nope' is neither");
+  ExpectError("[severity]\n\"ecc.mode\" = \"critical\"\n", "must be one of");
+  ExpectError("[severity]\n\"ecc.nope\" = \"warn\"\n", "not a check id");
+  ExpectError("[driver]\nallowed_versions = [1]\n", "only strings");
+  ExpectError("gpu = 3\n", "must be a table");
+}
+
+TEST(PolicyTest, MissingFile) {
+  auto p = LoadPolicy("/nonexistent/policy.toml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("/nonexistent/policy.toml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuvet

@@ -1,0 +1,168 @@
+// JSON renderer. Readings become a value when measured and null otherwise; the reason for a
+// missing value lives in the findings, not in the inventory.
+#include "output/json_renderer.h"
+
+#include <map>
+
+#include "core/catalogue.h"
+
+namespace gpuvet {
+
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json R(const Reading<T>& r) {
+  return r.has() ? json(r.value) : json(nullptr);
+}
+
+const char* StateName(GpuSourceState s) {
+  switch (s) {
+    case GpuSourceState::kOk:
+      return "ok";
+    case GpuSourceState::kLibraryMissing:
+      return "library_missing";
+    case GpuSourceState::kDriverNotLoaded:
+      return "driver_not_loaded";
+    case GpuSourceState::kInitFailed:
+      return "init_failed";
+    case GpuSourceState::kHung:
+      return "hung";
+    case GpuSourceState::kNotRun:
+      return "not_run";
+  }
+  return "unknown";
+}
+
+json HostToJson(const HostState& h) {
+  json j;
+  j["hostname"] = h.hostname;
+  j["kernel_release"] = h.kernel_release;
+  j["uptime_s"] = R(h.uptime_s);
+  j["online_cpus"] = R(h.online_cpus);
+  j["memory_total_bytes"] = R(h.meminfo.total_bytes);
+  j["memory_available_bytes"] = R(h.meminfo.available_bytes);
+  j["nvidia_module_version"] = R(h.nvidia_module_version);
+  json gov = json::object();
+  for (const auto& [name, cpus] : h.cpufreq.governors) gov[name] = cpus.size();
+  j["cpu_governors"] = gov;
+  json cg;
+  cg["version"] = h.cgroup.version;
+  cg["path"] = h.cgroup.path;
+  cg["cpu_quota_cores"] = h.cgroup.cpu_unlimited ? json(nullptr) : R(h.cgroup.cpu_quota_cores);
+  cg["memory_max_bytes"] =
+      h.cgroup.memory_unlimited ? json(nullptr) : R(h.cgroup.memory_max_bytes);
+  j["cgroup"] = cg;
+  json kl;
+  kl["source"] = h.kernel_log.source;
+  kl["records"] = R(h.kernel_log.record_count);
+  j["kernel_log"] = kl;
+  json proc;
+  proc["pid"] = h.process.pid;
+  proc["target"] = h.process_is_target;
+  j["process"] = proc;
+  return j;
+}
+
+json GpuToJson(const GpuState& g, const HostState& host) {
+  json j;
+  j["index"] = g.index;
+  j["name"] = g.name;
+  j["uuid"] = g.uuid;
+  j["serial"] = g.serial;
+  j["pci_bus_id"] = g.pci_bus_id;
+  j["vbios_version"] = g.vbios_version;
+  j["lost"] = g.lost;
+  j["persistence_mode"] = R(g.persistence_mode);
+  j["memory_total_bytes"] = R(g.memory_total_bytes);
+  j["memory_used_bytes"] = R(g.memory_used_bytes);
+  j["gpu_util_pct"] = R(g.gpu_util_pct);
+  j["temperature_c"] = R(g.temperature_c);
+  j["power_w"] = R(g.power_w);
+  j["power_limit_w"] = R(g.power_limit_w);
+  j["default_power_limit_w"] = R(g.default_power_limit_w);
+  j["sm_clock_mhz"] = R(g.sm_clock_mhz);
+  j["sm_clock_max_mhz"] = R(g.sm_clock_max_mhz);
+  j["ecc_enabled"] = R(g.ecc_enabled);
+  j["mig_enabled"] = R(g.mig_enabled);
+  json pcie;
+  pcie["gen"] = R(g.pcie_gen);
+  pcie["gen_max"] = R(g.pcie_gen_max);
+  pcie["width"] = R(g.pcie_width);
+  pcie["width_max"] = R(g.pcie_width_max);
+  j["pcie"] = pcie;
+  j["numa_node"] = nullptr;
+  if (host.pci_gpus.has()) {
+    for (const GpuPciTopology& t : *host.pci_gpus) {
+      if (t.gpu.address == g.pci_bus_id) j["numa_node"] = R(t.gpu.numa_node);
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json FindingToJson(const Finding& f) {
+  json j;
+  const CatalogueEntry* e = FindCatalogueEntry(f.id);
+  j["id"] = f.id;
+  j["area"] = e ? std::string(e->area) : f.id.substr(0, f.id.find('.'));
+  j["subject"] = f.subject;
+  j["severity"] = std::string(SeverityName(f.severity));
+  j["summary"] = f.summary;
+  json ev = json::array();
+  for (const Evidence& x : f.evidence) {
+    json item = {{"name", x.name}, {"value", x.value}};
+    if (!x.threshold.empty()) item["threshold"] = x.threshold;
+    ev.push_back(item);
+  }
+  j["evidence"] = ev;
+  j["meaning"] = !f.meaning.empty() ? f.meaning : (e ? std::string(e->meaning) : "");
+  j["decision"] = !f.decision.empty() ? f.decision : (e ? std::string(e->decision) : "");
+  return j;
+}
+
+std::string RenderJson(const CheckReport& report) {
+  json j;
+  j["schema"] = kCheckSchema;
+  j["gpuvet_version"] = report.gpuvet_version;
+  j["generated_at"] = report.generated_at;
+  j["policy"] = report.policy_source;
+  j["host"] = HostToJson(report.host);
+
+  json src;
+  src["origin"] = report.gpus.origin;
+  src["state"] = StateName(report.gpus.state);
+  src["detail"] = report.gpus.detail;
+  src["driver_version"] = R(report.gpus.driver_version);
+  src["nvml_version"] = R(report.gpus.nvml_version);
+  src["cuda_version"] = report.gpus.cuda_driver_version.has()
+                            ? json(FormatCudaVersion(*report.gpus.cuda_driver_version))
+                            : json(nullptr);
+  src["device_count"] = R(report.gpus.device_count);
+  j["gpu_source"] = src;
+
+  json gpus = json::array();
+  for (const GpuState& g : report.gpus.gpus) gpus.push_back(GpuToJson(g, report.host));
+  j["gpus"] = gpus;
+
+  json findings = json::array();
+  std::map<std::string, int> counts = {{"ok", 0}, {"info", 0}, {"warn", 0}, {"unknown", 0},
+                                       {"fail", 0}};
+  for (const Finding& f : report.findings) {
+    findings.push_back(FindingToJson(f));
+    ++counts[std::string(SeverityName(f.severity))];
+  }
+  j["findings"] = findings;
+
+  json verdict;
+  verdict["severity"] = std::string(SeverityName(report.verdict));
+  verdict["healthy"] = report.verdict != Severity::kFail;
+  verdict["exit_code"] = report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;
+  verdict["counts"] = counts;
+  j["verdict"] = verdict;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,20 @@
+// JSON rendering of a check report (schema gpuvet.check/v1, documented in docs/json-schema.md).
+// Keys are sorted and no value depends on the clock except `generated_at` (set by --now in tests).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/finding.h"
+#include "core/report.h"
+
+namespace gpuvet {
+
+// The whole report as a JSON document (pretty-printed, trailing newline).
+std::string RenderJson(const CheckReport& report);
+
+// One finding as JSON; shared with other reports that carry findings.
+nlohmann::json FindingToJson(const Finding& f);
+
+}  // namespace gpuvet

@@ -1,0 +1,56 @@
+#include "output/text_renderer.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuvet {
+namespace {
+
+CheckReport Sample() {
+  CheckReport r;
+  r.host.hostname = "node01";
+  r.gpus.state = GpuSourceState::kOk;
+  r.gpus.origin = "nvml (fake)";
+  r.gpus.driver_version = Reading<std::string>::Of("550.90.07");
+  r.gpus.cuda_driver_version = Reading<int>::Of(12040);
+  GpuState g;
+  g.name = "NVIDIA H100";
+  r.gpus.gpus = {g, g};
+  r.policy_source = "built-in defaults";
+  Finding ok{"driver.loaded", "host", Severity::kOk, "2 GPUs", {}, "", ""};
+  Finding bad{"pcie.link_width_reduced", "gpu1 (0000:3b:00.0)", Severity::kFail,
+              "PCIe x8 on a x16 link", {{"current_width", "8", "== max_width 16"}}, "", ""};
+  r.findings = {ok, bad};
+  r.verdict = Severity::kFail;
+  return r;
+}
+
+TEST(TextRendererTest, ProblemsInFullOkCondensed) {
+  std::string out = RenderText(Sample(), {});
+  EXPECT_NE(out.find("gpuvet check on node01"), std::string::npos);
+  EXPECT_NE(out.find("2 × NVIDIA H100"), std::string::npos);
+  EXPECT_NE(out.find("driver: 550.90.07, CUDA 12.4"), std::string::npos);
+  EXPECT_NE(out.find("driver  (1 ok)"), std::string::npos);
+  EXPECT_EQ(out.find("2 GPUs"), std::string::npos) << "ok findings hidden unless verbose";
+  EXPECT_NE(out.find("FAIL    pcie.link_width_reduced"), std::string::npos);
+  EXPECT_NE(out.find("current_width=8 (== max_width 16)"), std::string::npos);
+  EXPECT_NE(out.find("decision"), std::string::npos);
+  EXPECT_NE(out.find("verdict: UNHEALTHY (1 fail, 1 ok)"), std::string::npos);
+  EXPECT_EQ(out.find("\033["), std::string::npos) << "no colour unless asked";
+}
+
+TEST(TextRendererTest, VerboseAndColour) {
+  std::string out = RenderText(Sample(), {.color = true, .verbose = true});
+  EXPECT_NE(out.find("2 GPUs"), std::string::npos);
+  EXPECT_NE(out.find("\033[1;31m"), std::string::npos);
+}
+
+TEST(TextRendererTest, VerdictWords) {
+  CheckReport r;
+  EXPECT_EQ(VerdictLine(r), "verdict: HEALTHY (no checks ran)");
+  r.findings = {{"cpu.governor", "host", Severity::kWarn, "powersave", {}, "", ""}};
+  r.verdict = Severity::kWarn;
+  EXPECT_EQ(VerdictLine(r), "verdict: HEALTHY WITH WARNINGS (1 warn)");
+}
+
+}  // namespace
+}  // namespace gpuvet

@@ -1,0 +1,302 @@
+// Driver-level checks: is the driver usable, does it see every GPU on the bus, do the kernel
+// module and library agree, are versions in the allowed set, and did any GPU stop answering.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "rules/rules.h"
+#include "util/strings.h"
+
+namespace gpuvet {
+
+namespace {
+
+// Number of NVIDIA GPU functions on the PCI bus, or -1 when sysfs could not be read.
+int PciGpuCount(const HostState& host) {
+  return host.pci_gpus.has() ? static_cast<int>(host.pci_gpus->size()) : -1;
+}
+
+bool DriverExpected(const HostState& host) {
+  return PciGpuCount(host) > 0 || host.nvidia_module_version.has();
+}
+
+void CheckLoaded(const CheckInput& in, std::vector<Finding>& out) {
+  const GpuInventory& g = in.gpus;
+  const int pci = PciGpuCount(in.host);
+  std::vector<Evidence> ev = {{"gpu_source", g.origin, ""}};
+  if (pci >= 0) ev.push_back({"pci_nvidia_gpus", std::to_string(pci), ""});
+  if (in.host.nvidia_module_version.has()) {
+    ev.push_back({"kernel_module", *in.host.nvidia_module_version, ""});
+  }
+  switch (g.state) {
+    case GpuSourceState::kNotRun:
+      return;
+    case GpuSourceState::kOk: {
+      std::string summary = fmt::format(
+          "{} GPU(s) via {}; driver {}{}", g.gpus.size(), g.origin,
+          g.driver_version.has() ? *g.driver_version : "unknown",
+          g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version)
+                                      : "");
+      out.push_back(MakeFinding("driver.loaded", "host", Severity::kOk, summary, ev));
+      return;
+    }
+    case GpuSourceState::kLibraryMissing:
+    case GpuSourceState::kDriverNotLoaded: {
+      ev.push_back({"detail", g.detail, ""});
+      if (!DriverExpected(in.host)) {
+        out.push_back(MakeFinding(
+            "driver.loaded", "host", Severity::kInfo,
+            "no NVIDIA GPU or driver found on this host: GPU checks skipped, host checks ran", ev));
+        return;
+      }
+      std::string why = g.state == GpuSourceState::kLibraryMissing
+                            ? "libnvidia-ml.so.1 could not be loaded"
+                            : "the NVIDIA kernel driver is not loaded";
+      Finding f = MakeFinding(
+          "driver.loaded", "host", Severity::kFail,
+          fmt::format("{} NVIDIA GPU(s) on the PCI bus but {}", std::max(pci, 0), why), ev);
+      out.push_back(std::move(f));
+      return;
+    }
+    case GpuSourceState::kInitFailed: {
+      ev.push_back({"detail", g.detail, ""});
+      Finding f = MakeFinding("driver.loaded", "host", Severity::kFail,
+                              "NVML failed to initialise: " + g.detail, ev);
+      if (g.detail.find("UNKNOWN") != std::string::npos ||
+          g.detail.find("Unknown") != std::string::npos) {
+        f.decision =
+            "Inside a container, 'Unknown Error' at NVML initialisation usually means the "
+            "container lost its device-cgroup access after a `systemctl daemon-reload` on the "
+            "host: restart the container (or pod), and configure the runtime so the devices "
+            "survive reloads. On bare metal, check the kernel log and reload the driver.";
+      }
+      out.push_back(std::move(f));
+      return;
+    }
+    case GpuSourceState::kHung:
+      ev.push_back({"detail", g.detail, ""});
+      out.push_back(MakeFinding("driver.loaded", "host", Severity::kUnknown,
+                                "NVML did not answer: " + g.detail, ev));
+      return;
+  }
+}
+
+bool IsLiveNvml(const GpuInventory& g) { return StartsWith(g.origin, "nvml"); }
+
+void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
+  const GpuInventory& g = in.gpus;
+  if (g.state != GpuSourceState::kOk) return;
+  int enumerated = static_cast<int>(g.gpus.size());
+  if (g.device_count.has() && *g.device_count > enumerated) {
+    out.push_back(MakeFinding(
+        "driver.gpus_visible", "host", Severity::kFail,
+        fmt::format("driver reports {} GPUs but only {} could be opened", *g.device_count,
+                    enumerated),
+        {{"device_count", std::to_string(*g.device_count), ""},
+         {"opened", std::to_string(enumerated), fmt::format("== {}", *g.device_count)}}));
+    return;
+  }
+  if (!IsLiveNvml(g) || !in.host.pci_gpus.has()) {
+    out.push_back(MakeFinding("driver.gpus_visible", "host", Severity::kOk,
+                              fmt::format("{} GPU(s) enumerated", enumerated),
+                              {{"device_count", std::to_string(enumerated), ""}}));
+    return;
+  }
+  std::set<std::string> seen;
+  for (const GpuState& gpu : g.gpus) seen.insert(gpu.pci_bus_id);
+  std::vector<std::string> missing, elsewhere;
+  for (const GpuPciTopology& t : *in.host.pci_gpus) {
+    if (seen.count(t.gpu.address)) continue;
+    if (t.gpu.driver.empty() || t.gpu.driver == "nvidia") {
+      missing.push_back(t.gpu.address);
+    } else {
+      elsewhere.push_back(fmt::format("{} ({})", t.gpu.address, t.gpu.driver));
+    }
+  }
+  std::vector<Evidence> ev = {
+      {"nvml_gpus", std::to_string(enumerated), ""},
+      {"pci_nvidia_gpus", std::to_string(in.host.pci_gpus->size()), ""}};
+  if (!missing.empty()) {
+    ev.push_back({"missing_from_driver", Join(missing, ", "), "none"});
+    out.push_back(MakeFinding(
+        "driver.gpus_visible", "host", Severity::kFail,
+        fmt::format("{} of {} NVIDIA GPU(s) on the PCI bus are not visible to the driver: {}",
+                    missing.size(), in.host.pci_gpus->size(), Join(missing, ", ")),
+        ev));
+    return;
+  }
+  if (!elsewhere.empty()) {
+    ev.push_back({"bound_to_other_driver", Join(elsewhere, ", "), ""});
+    out.push_back(MakeFinding(
+        "driver.gpus_visible", "host", Severity::kInfo,
+        fmt::format("{} GPU(s) bound to another driver (passthrough?): {}", elsewhere.size(),
+                    Join(elsewhere, ", ")),
+        ev));
+    return;
+  }
+  out.push_back(MakeFinding("driver.gpus_visible", "host", Severity::kOk,
+                            fmt::format("all {} NVIDIA GPU(s) on the PCI bus are visible to the "
+                                        "driver",
+                                        enumerated),
+                            ev));
+}
+
+void CheckExpectedCount(const CheckInput& in, const Policy& policy, std::vector<Finding>& out) {
+  if (!policy.expected_gpu_count) return;
+  int expected = *policy.expected_gpu_count;
+  int have = -1;
+  std::string how;
+  if (in.gpus.state == GpuSourceState::kOk) {
+    have = in.gpus.device_count.has() ? *in.gpus.device_count
+                                      : static_cast<int>(in.gpus.gpus.size());
+    how = "driver";
+  } else if (in.host.pci_gpus.has()) {
+    have = static_cast<int>(in.host.pci_gpus->size());
+    how = "PCI bus (driver unavailable)";
+  }
+  if (have < 0) {
+    out.push_back(MakeFinding("gpu.count_expected", "host", Severity::kUnknown,
+                              "could not count GPUs: neither the driver nor sysfs answered"));
+    return;
+  }
+  std::vector<Evidence> ev = {{"gpus_found", std::to_string(have), fmt::format("== {}", expected)},
+                              {"counted_by", how, ""},
+                              {"policy", policy.source, ""}};
+  if (have != expected) {
+    out.push_back(MakeFinding("gpu.count_expected", "host", Severity::kFail,
+                              fmt::format("{} GPU(s) found, policy expects {}", have, expected),
+                              ev));
+  } else {
+    out.push_back(MakeFinding("gpu.count_expected", "host", Severity::kOk,
+                              fmt::format("{} GPU(s), as expected", have), ev));
+  }
+}
+
+void CheckVersionMismatch(const CheckInput& in, std::vector<Finding>& out) {
+  const GpuInventory& g = in.gpus;
+  if (g.state == GpuSourceState::kInitFailed &&
+      g.detail.find("RM_VERSION_MISMATCH") != std::string::npos) {
+    std::vector<Evidence> ev = {{"nvml_init", g.detail, ""}};
+    if (in.host.nvidia_module_version.has()) {
+      ev.push_back({"kernel_module", *in.host.nvidia_module_version, ""});
+    }
+    out.push_back(MakeFinding("driver.version_mismatch", "host", Severity::kFail,
+                              "NVML refuses to start: the kernel module and the library come "
+                              "from different driver versions",
+                              ev));
+    return;
+  }
+  if (g.state != GpuSourceState::kOk || !IsLiveNvml(g) || !g.driver_version.has() ||
+      !in.host.nvidia_module_version.has()) {
+    return;
+  }
+  const std::string& lib = *g.driver_version;
+  const std::string& mod = *in.host.nvidia_module_version;
+  std::vector<Evidence> ev = {{"kernel_module", mod, "== library"}, {"nvml_library", lib, ""}};
+  if (lib != mod) {
+    out.push_back(MakeFinding(
+        "driver.version_mismatch", "host", Severity::kFail,
+        fmt::format("kernel module {} but user-space driver {}: reboot pending?", mod, lib), ev));
+  } else {
+    out.push_back(MakeFinding("driver.version_mismatch", "host", Severity::kOk,
+                              fmt::format("kernel module and library are both {}", lib), ev));
+  }
+}
+
+bool MatchesAny(const std::vector<std::string>& globs, const std::string& v) {
+  return std::any_of(globs.begin(), globs.end(),
+                     [&](const std::string& g) { return GlobMatch(g, v); });
+}
+
+void CheckAllowed(std::string_view id, std::string_view what, const std::vector<std::string>& allowed,
+                  const Reading<std::string>& version, const Policy& policy,
+                  std::vector<Finding>& out) {
+  if (allowed.empty()) return;
+  if (!version.has()) {
+    out.push_back(MakeFinding(id, "host", Severity::kUnknown,
+                              fmt::format("{} unknown: {}", what,
+                                          version.note.empty() ? "not reported" : version.note)));
+    return;
+  }
+  std::vector<Evidence> ev = {{std::string(what), *version, "in " + Join(allowed, ", ")},
+                              {"policy", policy.source, ""}};
+  if (MatchesAny(allowed, *version)) {
+    out.push_back(MakeFinding(id, "host", Severity::kOk,
+                              fmt::format("{} {} is allowed", what, *version), ev));
+  } else {
+    out.push_back(MakeFinding(
+        id, "host", Severity::kFail,
+        fmt::format("{} {} is not in the allowed set ({})", what, *version, Join(allowed, ", ")),
+        ev));
+  }
+}
+
+void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
+  const GpuInventory& g = in.gpus;
+  if (g.state != GpuSourceState::kOk) return;
+  int lost = 0;
+  for (const GpuState& gpu : g.gpus) {
+    if (gpu.lost) {
+      ++lost;
+      out.push_back(MakeFinding(
+          "gpu.lost", GpuSubject(gpu), Severity::kFail,
+          "the driver reports this GPU as lost (NVML_ERROR_GPU_IS_LOST)",
+          {{"call", gpu.lost_call, ""}, {"name", gpu.name, ""}, {"uuid", gpu.uuid, ""}}));
+    }
+    if (gpu.failures.empty()) continue;
+    std::vector<std::string> calls;
+    std::vector<Evidence> ev;
+    bool hung = false;
+    for (const CallFailure& f : gpu.failures) {
+      calls.push_back(f.call);
+      ev.push_back({f.call, f.message, ""});
+      hung = hung || f.timed_out;
+    }
+    out.push_back(MakeFinding(
+        "gpu.query_failed", GpuSubject(gpu), Severity::kUnknown,
+        fmt::format("{} {} call(s) {}: {}; checks that need them are unknown", calls.size(),
+                    "NVML", hung ? "failed or hung" : "failed", Join(calls, ", ")),
+        ev));
+  }
+  if (!g.failures.empty()) {
+    std::vector<std::string> calls;
+    std::vector<Evidence> ev;
+    for (const CallFailure& f : g.failures) {
+      calls.push_back(f.call);
+      ev.push_back({f.call, f.message, ""});
+    }
+    out.push_back(MakeFinding("gpu.query_failed", "host", Severity::kUnknown,
+                              "NVML system call(s) failed: " + Join(calls, ", "), ev));
+  }
+  if (lost == 0 && !g.gpus.empty()) {
+    out.push_back(MakeFinding("gpu.lost", "host", Severity::kOk,
+                              fmt::format("all {} GPU(s) answered", g.gpus.size())));
+  }
+}
+
+}  // namespace
+
+void CheckDriver(const CheckInput& in, const Policy& policy, std::vector<Finding>& out) {
+  CheckLoaded(in, out);
+  CheckVisible(in, out);
+  CheckVersionMismatch(in, out);
+  if (in.gpus.state == GpuSourceState::kOk) {
+    CheckAllowed("driver.version_allowed", "driver", policy.allowed_driver_versions,
+                 in.gpus.driver_version, policy, out);
+    Reading<std::string> cuda;
+    if (in.gpus.cuda_driver_version.has()) {
+      cuda = Reading<std::string>::Of(FormatCudaVersion(*in.gpus.cuda_driver_version));
+    } else if (in.gpus.cuda_driver_version.unsupported()) {
+      cuda = Reading<std::string>::Unsupported(in.gpus.cuda_driver_version.note);
+    } else {
+      cuda = Reading<std::string>::Error(in.gpus.cuda_driver_version.note);
+    }
+    CheckAllowed("driver.cuda_version_allowed", "CUDA", policy.allowed_cuda_versions, cuda, policy,
+                 out);
+  }
+  CheckExpectedCount(in, policy, out);
+  CheckLostAndFailures(in, out);
+}
+
+}  // namespace gpuvet

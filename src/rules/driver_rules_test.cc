@@ -1,0 +1,190 @@
+#include <gtest/gtest.h>
+
+#include "rules/rules.h"
+
+namespace gpuvet {
+namespace {
+
+GpuState Gpu(int index, std::string bus) {
+  GpuState g;
+  g.index = index;
+  g.name = "NVIDIA H100 80GB HBM3";
+  g.pci_bus_id = std::move(bus);
+  return g;
+}
+
+GpuPciTopology Pci(std::string address, std::string driver = "nvidia") {
+  GpuPciTopology t;
+  t.gpu.address = std::move(address);
+  t.gpu.vendor = 0x10de;
+  t.gpu.driver = std::move(driver);
+  return t;
+}
+
+struct Fixture {
+  HostState host;
+  GpuInventory gpus;
+  Policy policy;
+  std::vector<Finding> Run() {
+    std::vector<Finding> out;
+    CheckDriver(CheckInput{host, gpus}, policy, out);
+    return out;
+  }
+};
+
+Fixture Healthy() {
+  Fixture f;
+  f.gpus.origin = "nvml (libnvidia-ml.so.1)";
+  f.gpus.state = GpuSourceState::kOk;
+  f.gpus.driver_version = Reading<std::string>::Of("550.90.07");
+  f.gpus.cuda_driver_version = Reading<int>::Of(12040);
+  f.gpus.device_count = Reading<int>::Of(2);
+  f.gpus.gpus = {Gpu(0, "0000:3b:00.0"), Gpu(1, "0000:86:00.0")};
+  f.host.nvidia_module_version = Reading<std::string>::Of("550.90.07");
+  f.host.pci_gpus = Reading<std::vector<GpuPciTopology>>::Of({Pci("0000:3b:00.0"), Pci("0000:86:00.0")});
+  return f;
+}
+
+const Finding* Find(const std::vector<Finding>& fs, std::string_view id, Severity sev) {
+  for (const Finding& f : fs) {
+    if (f.id == id && f.severity == sev) return &f;
+  }
+  return nullptr;
+}
+
+TEST(DriverRulesTest, HealthyNodeIsAllOk) {
+  Fixture f = Healthy();
+  auto out = f.Run();
+  EXPECT_EQ(WorstSeverity(out), Severity::kOk);
+  EXPECT_NE(Find(out, "driver.loaded", Severity::kOk), nullptr);
+  EXPECT_NE(Find(out, "driver.gpus_visible", Severity::kOk), nullptr);
+  EXPECT_NE(Find(out, "driver.version_mismatch", Severity::kOk), nullptr);
+  EXPECT_NE(Find(out, "gpu.lost", Severity::kOk), nullptr);
+}
+
+TEST(DriverRulesTest, NoDriverNoGpuIsInfo) {
+  Fixture f;
+  f.gpus.state = GpuSourceState::kLibraryMissing;
+  f.gpus.origin = "nvml";
+  f.gpus.detail = "libnvidia-ml.so.1: cannot open shared object file";
+  f.host.pci_gpus = Reading<std::vector<GpuPciTopology>>::Of({});
+  f.host.nvidia_module_version = Reading<std::string>::Unsupported("not loaded");
+  auto out = f.Run();
+  const Finding* l = Find(out, "driver.loaded", Severity::kInfo);
+  ASSERT_NE(l, nullptr);
+  EXPECT_NE(l->summary.find("no NVIDIA GPU or driver found"), std::string::npos);
+  EXPECT_EQ(WorstSeverity(out), Severity::kInfo);
+}
+
+TEST(DriverRulesTest, GpusOnBusButNoDriverFails) {
+  Fixture f = Healthy();
+  f.gpus = GpuInventory{};
+  f.gpus.state = GpuSourceState::kDriverNotLoaded;
+  f.gpus.detail = "nvmlInit_v2: DRIVER_NOT_LOADED";
+  f.host.nvidia_module_version = Reading<std::string>::Unsupported("not loaded");
+  auto out = f.Run();
+  EXPECT_NE(Find(out, "driver.loaded", Severity::kFail), nullptr);
+}
+
+TEST(DriverRulesTest, InitUnknownErrorExplainsContainers) {
+  Fixture f = Healthy();
+  f.gpus.state = GpuSourceState::kInitFailed;
+  f.gpus.detail = "nvmlInit_v2: UNKNOWN";
+  auto out = f.Run();
+  const Finding* l = Find(out, "driver.loaded", Severity::kFail);
+  ASSERT_NE(l, nullptr);
+  EXPECT_NE(l->decision.find("daemon-reload"), std::string::npos);
+}
+
+TEST(DriverRulesTest, HungInitIsUnknown) {
+  Fixture f = Healthy();
+  f.gpus.state = GpuSourceState::kHung;
+  f.gpus.detail = "nvmlInit_v2 did not return within 2000 ms";
+  EXPECT_NE(Find(f.Run(), "driver.loaded", Severity::kUnknown), nullptr);
+}
+
+TEST(DriverRulesTest, GpuMissingFromDriverFails) {
+  Fixture f = Healthy();
+  f.gpus.gpus.pop_back();
+  f.gpus.device_count = Reading<int>::Of(1);
+  auto out = f.Run();
+  const Finding* v = Find(out, "driver.gpus_visible", Severity::kFail);
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->summary.find("0000:86:00.0"), std::string::npos);
+}
+
+TEST(DriverRulesTest, GpuBoundToVfioIsInfo) {
+  Fixture f = Healthy();
+  f.gpus.gpus.pop_back();
+  f.gpus.device_count = Reading<int>::Of(1);
+  f.host.pci_gpus.value[1].gpu.driver = "vfio-pci";
+  EXPECT_NE(Find(f.Run(), "driver.gpus_visible", Severity::kInfo), nullptr);
+}
+
+TEST(DriverRulesTest, HandleFailureFails) {
+  Fixture f = Healthy();
+  f.gpus.device_count = Reading<int>::Of(3);
+  EXPECT_NE(Find(f.Run(), "driver.gpus_visible", Severity::kFail), nullptr);
+}
+
+TEST(DriverRulesTest, ModuleLibraryMismatch) {
+  Fixture f = Healthy();
+  f.host.nvidia_module_version = Reading<std::string>::Of("535.154.05");
+  EXPECT_NE(Find(f.Run(), "driver.version_mismatch", Severity::kFail), nullptr);
+
+  Fixture g = Healthy();
+  g.gpus.state = GpuSourceState::kInitFailed;
+  g.gpus.detail = "nvmlInit_v2: LIB_RM_VERSION_MISMATCH";
+  EXPECT_NE(Find(g.Run(), "driver.version_mismatch", Severity::kFail), nullptr);
+}
+
+TEST(DriverRulesTest, AllowedVersions) {
+  Fixture f = Healthy();
+  f.policy.allowed_driver_versions = {"535.*"};
+  f.policy.allowed_cuda_versions = {"12.4"};
+  auto out = f.Run();
+  EXPECT_NE(Find(out, "driver.version_allowed", Severity::kFail), nullptr);
+  EXPECT_NE(Find(out, "driver.cuda_version_allowed", Severity::kOk), nullptr);
+
+  f.policy.allowed_driver_versions = {"550.90.*"};
+  f.policy.allowed_cuda_versions = {"12.2", "12.3"};
+  out = f.Run();
+  EXPECT_NE(Find(out, "driver.version_allowed", Severity::kOk), nullptr);
+  EXPECT_NE(Find(out, "driver.cuda_version_allowed", Severity::kFail), nullptr);
+
+  f.gpus.cuda_driver_version = Reading<int>::Unsupported("nvmlSystemGetCudaDriverVersion_v2: not supported");
+  EXPECT_NE(Find(f.Run(), "driver.cuda_version_allowed", Severity::kUnknown), nullptr);
+}
+
+TEST(DriverRulesTest, ExpectedCount) {
+  Fixture f = Healthy();
+  f.policy.expected_gpu_count = 8;
+  EXPECT_NE(Find(f.Run(), "gpu.count_expected", Severity::kFail), nullptr);
+  f.policy.expected_gpu_count = 2;
+  EXPECT_NE(Find(f.Run(), "gpu.count_expected", Severity::kOk), nullptr);
+  // Without a driver, the PCI bus counts.
+  f.gpus.state = GpuSourceState::kDriverNotLoaded;
+  EXPECT_NE(Find(f.Run(), "gpu.count_expected", Severity::kOk), nullptr);
+  f.host.pci_gpus = Reading<std::vector<GpuPciTopology>>::Error("cannot read /sys/bus/pci/devices");
+  EXPECT_NE(Find(f.Run(), "gpu.count_expected", Severity::kUnknown), nullptr);
+}
+
+TEST(DriverRulesTest, LostGpuAndHungCalls) {
+  Fixture f = Healthy();
+  f.gpus.gpus[0].lost = true;
+  f.gpus.gpus[0].lost_call = "nvmlDeviceGetTemperature";
+  f.gpus.gpus[1].failures.push_back(
+      {"nvmlDeviceGetPowerUsage", "did not return within 2000 ms", true});
+  f.gpus.failures.push_back({"nvmlSystemGetNVMLVersion", "UNKNOWN", false});
+  auto out = f.Run();
+  const Finding* lost = Find(out, "gpu.lost", Severity::kFail);
+  ASSERT_NE(lost, nullptr);
+  EXPECT_EQ(lost->subject, "gpu0 (0000:3b:00.0)");
+  const Finding* hung = Find(out, "gpu.query_failed", Severity::kUnknown);
+  ASSERT_NE(hung, nullptr);
+  EXPECT_NE(hung->summary.find("nvmlDeviceGetPowerUsage"), std::string::npos);
+  EXPECT_EQ(Find(out, "gpu.lost", Severity::kOk), nullptr);
+}
+
+}  // namespace
+}  // namespace gpuvet
