@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The README's two commands. On a fresh Debian 12 machine this installs the missing Debian
+# packages, builds gpuvet, and then either runs `gpuvet check` on this machine or runs the whole
+# test suite (unit tests, end-to-end golden tests, and the same suite under ASan+UBSan).
+#
+#   scripts/dev.sh check [gpuvet check flags…]
+#   scripts/dev.sh test
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+JOBS=${JOBS:-$(nproc)}
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "== installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# build DIR [cmake args…]
+build() {
+  local dir=$1
+  shift
+  cmake -S "$ROOT" -B "$dir" -G Ninja "$@" >/dev/null
+  cmake --build "$dir" -j "$JOBS"
+}
+
+cmd=${1:-}
+shift || true
+case "$cmd" in
+  check)
+    install_packages
+    build "$ROOT/build/release" -DCMAKE_BUILD_TYPE=Release -DGPUVET_BUILD_TESTS=OFF
+    echo "== build/release/gpuvet check $*"
+    exec "$ROOT/build/release/gpuvet" check "$@"
+    ;;
+  test)
+    install_packages
+    echo "== build and test (RelWithDebInfo)"
+    build "$ROOT/build/test" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    ctest --test-dir "$ROOT/build/test" -j "$JOBS" --output-on-failure
+    echo "== build and test under AddressSanitizer + UndefinedBehaviorSanitizer"
+    build "$ROOT/build/asan" -DCMAKE_BUILD_TYPE=Debug -DGPUVET_SANITIZE=ON
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --test-dir "$ROOT/build/asan" -j "$JOBS" --output-on-failure
+    ;;
+  *)
+    echo "usage: scripts/dev.sh check [gpuvet check flags…] | scripts/dev.sh test" >&2
+    exit 2
+    ;;
+esac
