@@ -1,0 +1,405 @@
+// PCIe checks for each GPU and the bridge above it: link width and generation against what both
+// ends support, the GPU's replay counter against a bit-error budget, and AER error counts. NVML
+// values are preferred; sysfs alone still checks every NVIDIA function when NVML did not run.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "rules/rules.h"
+#include "util/strings.h"
+
+namespace gpuvet {
+
+namespace {
+
+// PCIe base specification transfer rate per generation, GT/s (index = generation).
+constexpr double kGenSpeedGts[] = {0, 2.5, 5, 8, 16, 32, 64};
+constexpr int kMaxGen = 6;
+
+// DCGM pcie diagnostic "max_pcie_replays": the raw-count limit used when no rate can be formed.
+constexpr uint64_t kReplayCountMax = 80;
+
+// A GPU to check: from NVML (gpu set) or, when NVML did not run, a bare sysfs PCI function.
+struct Target {
+  std::string subject;         // "gpu0 (0000:3b:00.0)" or "pci 0000:3b:00.0"
+  std::string short_name;      // "gpu0" or "pci 0000:3b:00.0": prefix of the bridge subject
+  const GpuState* gpu;         // nullptr: sysfs only
+  const GpuPciTopology* topo;  // nullptr: not found in sysfs
+};
+
+// Whether the GPU is loaded, for checks whose answer depends on it (the link slows when idle).
+struct Activity {
+  bool busy = false;
+  Evidence evidence;
+};
+
+// A current/maximum pair of one link property, where it came from, or why it is missing.
+struct LinkPair {
+  enum class State { kSkip, kValue, kError };
+  State state = State::kSkip;
+  int current = 0;
+  int max = 0;
+  std::string source;  // "nvml" or "sysfs"
+  std::string error;   // what could not be read, when kError
+};
+
+// The judgement on one PCI function for one check id; nullopt means "not applicable".
+struct Verdict {
+  Severity severity = Severity::kOk;
+  std::string summary;
+  std::vector<Evidence> evidence;
+  std::string decision;  // empty: the catalogue's text
+};
+
+Activity ActivityOf(const GpuState* gpu, const Thresholds& t) {
+  const std::string threshold = fmt::format(">= busy_util_pct {} is busy", t.busy_util_pct);
+  if (gpu == nullptr) {
+    return {false, {"gpu_util_pct", "unknown (GPU source did not run): treated as idle", ""}};
+  }
+  if (!gpu->gpu_util_pct.has()) {
+    std::string why = gpu->gpu_util_pct.note.empty() ? "not read" : gpu->gpu_util_pct.note;
+    return {false, {"gpu_util_pct", fmt::format("unknown ({}): treated as idle", why), ""}};
+  }
+  const int util = *gpu->gpu_util_pct;
+  if (gpu->clock_event_reasons.has() && (*gpu->clock_event_reasons & clock_reason::kGpuIdle)) {
+    return {false,
+            {"gpu_util_pct", fmt::format("{} (GPU idle clock reason set)", util), threshold}};
+  }
+  return {util >= t.busy_util_pct, {"gpu_util_pct", std::to_string(util), threshold}};
+}
+
+std::optional<int> GenFromSpeed(double gts) {
+  for (int gen = 1; gen <= kMaxGen; ++gen) {
+    if (std::fabs(kGenSpeedGts[gen] - gts) < 0.01) return gen;
+  }
+  return std::nullopt;
+}
+
+template <typename T>
+void NoteError(const Reading<T>& r, std::string_view name, std::vector<std::string>& errors) {
+  if (r.error()) errors.push_back(fmt::format("{}: {}", name, r.note));
+}
+
+LinkPair Finish(const std::vector<std::string>& errors) {
+  LinkPair p;
+  if (!errors.empty()) {
+    p.state = LinkPair::State::kError;
+    p.error = Join(errors, "; ");
+  }
+  return p;
+}
+
+LinkPair Value(int current, int max, std::string source) {
+  return {LinkPair::State::kValue, current, max, std::move(source), {}};
+}
+
+// Link width: NVML when both values are there, else sysfs of `fn`.
+LinkPair WidthOf(const GpuState* gpu, const PciFunction* fn) {
+  std::vector<std::string> errors;
+  if (gpu != nullptr) {
+    if (gpu->pcie_width.has() && gpu->pcie_width_max.has()) {
+      return Value(*gpu->pcie_width, *gpu->pcie_width_max, "nvml");
+    }
+    NoteError(gpu->pcie_width, "nvml pcie_width", errors);
+    NoteError(gpu->pcie_width_max, "nvml pcie_width_max", errors);
+  }
+  if (fn != nullptr) {
+    if (fn->link.width.has() && fn->link.max_width.has()) {
+      return Value(*fn->link.width, *fn->link.max_width, "sysfs");
+    }
+    NoteError(fn->link.width, "sysfs current_link_width", errors);
+    NoteError(fn->link.max_width, "sysfs max_link_width", errors);
+  }
+  return Finish(errors);
+}
+
+// Link generation: NVML when both values are there, else sysfs link speeds mapped to generations.
+LinkPair GenOf(const GpuState* gpu, const PciFunction* fn) {
+  std::vector<std::string> errors;
+  if (gpu != nullptr) {
+    if (gpu->pcie_gen.has() && gpu->pcie_gen_max.has()) {
+      return Value(*gpu->pcie_gen, *gpu->pcie_gen_max, "nvml");
+    }
+    NoteError(gpu->pcie_gen, "nvml pcie_gen", errors);
+    NoteError(gpu->pcie_gen_max, "nvml pcie_gen_max", errors);
+  }
+  if (fn != nullptr) {
+    const PciLink& l = fn->link;
+    if (l.speed_gts.has() && l.max_speed_gts.has()) {
+      std::optional<int> cur = GenFromSpeed(*l.speed_gts), max = GenFromSpeed(*l.max_speed_gts);
+      if (cur && max) return Value(*cur, *max, "sysfs");
+      errors.push_back(fmt::format("sysfs link speed {} / max {} GT/s is not a PCIe rate",
+                                   *l.speed_gts, *l.max_speed_gts));
+    }
+    NoteError(l.speed_gts, "sysfs current_link_speed", errors);
+    NoteError(l.max_speed_gts, "sysfs max_link_speed", errors);
+  }
+  return Finish(errors);
+}
+
+std::optional<Verdict> WidthVerdict(const LinkPair& p) {
+  switch (p.state) {
+    case LinkPair::State::kSkip:
+      return std::nullopt;
+    case LinkPair::State::kError:
+      return Verdict{Severity::kUnknown, "PCIe link width unreadable: " + p.error, {}, {}};
+    case LinkPair::State::kValue:
+      break;
+  }
+  std::vector<Evidence> ev = {
+      {"current_width", std::to_string(p.current), fmt::format("== max_width {}", p.max)},
+      {"source", p.source, ""}};
+  if (p.current < p.max) {
+    return Verdict{
+        Severity::kFail, fmt::format("PCIe x{} on a x{} link", p.current, p.max), ev, {}};
+  }
+  return Verdict{Severity::kOk, fmt::format("PCIe x{} at full width", p.current), ev, {}};
+}
+
+std::string BandwidthLoss(int gens_lost) {
+  if (gens_lost == 1) return "host-device bandwidth halved";
+  return fmt::format("host-device bandwidth cut to about 1/{}", 1 << std::min(gens_lost, 5));
+}
+
+std::optional<Verdict> GenVerdict(const LinkPair& p, const Activity& activity) {
+  switch (p.state) {
+    case LinkPair::State::kSkip:
+      return std::nullopt;
+    case LinkPair::State::kError:
+      return Verdict{Severity::kUnknown, "PCIe link generation unreadable: " + p.error, {}, {}};
+    case LinkPair::State::kValue:
+      break;
+  }
+  std::vector<Evidence> ev = {
+      {"current_gen", std::to_string(p.current), fmt::format("== max_gen {}", p.max)},
+      {"source", p.source, ""},
+      activity.evidence};
+  if (p.current >= p.max) {
+    return Verdict{Severity::kOk, fmt::format("PCIe Gen{}, the link's maximum", p.current), ev, {}};
+  }
+  if (activity.busy) {
+    return Verdict{Severity::kWarn,
+                   fmt::format("Gen{} under load on a Gen{} link: {}", p.current, p.max,
+                               BandwidthLoss(p.max - p.current)),
+                   ev,
+                   {}};
+  }
+  return Verdict{Severity::kInfo,
+                 fmt::format("Gen{} on a Gen{} link while idle (power saving)", p.current, p.max),
+                 ev,
+                 "Idle GPUs lower the link speed to save power; confirm under load with `gpuvet "
+                 "bench` or `nvidia-smi -q -d PCI` while a job runs."};
+}
+
+// Host uptime in minutes (at least 1, so a fresh boot does not inflate rates), or nullopt.
+std::optional<double> UptimeMinutes(const HostState& host) {
+  if (!host.uptime_s.has() || *host.uptime_s <= 0) return std::nullopt;
+  return std::max(*host.uptime_s / 60.0, 1.0);
+}
+
+std::string UptimeUnknownWhy(const HostState& host) {
+  return host.uptime_s.note.empty() ? "host uptime not read" : "host uptime: " + host.uptime_s.note;
+}
+
+std::optional<Verdict> AerCorrectedVerdict(const PciFunction& fn, const Thresholds& t,
+                                           const HostState& host) {
+  if (fn.aer.error()) {
+    return Verdict{Severity::kUnknown, "AER counters unreadable: " + fn.aer.note, {}, {}};
+  }
+  if (!fn.aer.has()) return std::nullopt;  // AER not supported or not enabled
+  const uint64_t count = fn.aer->correctable;
+  // DCGM raises its 16/min default to 32/min for Gen5 x16 links (Hopper); scale the policy value
+  // the same way so a policy override still applies to those links.
+  const bool gen5_x16 = fn.link.max_speed_gts.has() && *fn.link.max_speed_gts >= 32 &&
+                        fn.link.max_width.has() && *fn.link.max_width >= 16;
+  const double limit = t.aer_corrected_per_min * (gen5_x16 ? 2 : 1);
+  std::vector<Evidence> ev = {{"correctable_total", std::to_string(count), ""}};
+  std::optional<double> minutes = UptimeMinutes(host);
+  if (!minutes) {
+    if (count == 0) return Verdict{Severity::kOk, "no corrected AER errors", ev, {}};
+    return Verdict{
+        Severity::kUnknown,
+        fmt::format("{} corrected AER errors, no rate: {}", count, UptimeUnknownWhy(host)),
+        ev,
+        {}};
+  }
+  const double rate = static_cast<double>(count) / *minutes;
+  ev.push_back({"correctable_per_min", FormatNumber(rate, 2),
+                fmt::format("<= {}/min{}", FormatNumber(limit, 0), gen5_x16 ? " (Gen5 x16)" : "")});
+  ev.push_back({"uptime_min", FormatNumber(*minutes, 0), ""});
+  if (rate > limit) {
+    return Verdict{Severity::kWarn,
+                   fmt::format("{} corrected AER errors, {}/min over the {}/min budget", count,
+                               FormatNumber(rate, 2), FormatNumber(limit, 0)),
+                   ev,
+                   {}};
+  }
+  return Verdict{Severity::kOk,
+                 fmt::format("{} corrected AER errors ({}/min)", count, FormatNumber(rate, 2)),
+                 ev,
+                 {}};
+}
+
+std::optional<Verdict> AerUncorrectedVerdict(const PciFunction& fn) {
+  if (fn.aer.error()) {
+    return Verdict{Severity::kUnknown, "AER counters unreadable: " + fn.aer.note, {}, {}};
+  }
+  if (!fn.aer.has()) return std::nullopt;
+  std::vector<Evidence> ev = {{"fatal_total", std::to_string(fn.aer->fatal), "== 0"},
+                              {"nonfatal_total", std::to_string(fn.aer->nonfatal), "== 0"}};
+  if (fn.aer->fatal > 0) {
+    return Verdict{
+        Severity::kFail, fmt::format("{} fatal uncorrectable AER errors", fn.aer->fatal), ev, {}};
+  }
+  if (fn.aer->nonfatal > 0) {
+    return Verdict{Severity::kWarn,
+                   fmt::format("{} non-fatal uncorrectable AER errors", fn.aer->nonfatal),
+                   ev,
+                   {}};
+  }
+  return Verdict{Severity::kOk, "no uncorrectable AER errors", ev, {}};
+}
+
+Finding ToFinding(std::string_view id, std::string subject, Verdict v) {
+  Finding f =
+      MakeFinding(id, std::move(subject), v.severity, std::move(v.summary), std::move(v.evidence));
+  f.decision = std::move(v.decision);
+  return f;
+}
+
+// Emits the GPU function's and the upstream bridge's verdicts for one id. A problem gets its own
+// finding under its own subject; a passing bridge is folded into the GPU's ok finding, so each GPU
+// has at most one ok per id.
+void EmitPair(std::string_view id, const Target& t, std::optional<Verdict> gpu_v,
+              std::optional<Verdict> bridge_v, std::vector<Finding>& out) {
+  const std::string bridge_subject =
+      t.topo != nullptr && t.topo->upstream_bridge
+          ? fmt::format("{} upstream bridge {}", t.short_name, t.topo->upstream_bridge->address)
+          : "";
+  const bool gpu_ok = gpu_v && gpu_v->severity == Severity::kOk;
+  const bool bridge_ok = bridge_v && bridge_v->severity == Severity::kOk;
+  if (gpu_v && !gpu_ok) out.push_back(ToFinding(id, t.subject, std::move(*gpu_v)));
+  if (bridge_v && !bridge_ok) out.push_back(ToFinding(id, bridge_subject, std::move(*bridge_v)));
+  if (gpu_ok) {
+    if (bridge_ok) {
+      gpu_v->summary += "; upstream bridge " + bridge_v->summary;
+      for (Evidence& e : bridge_v->evidence) {
+        if (e.name == "gpu_util_pct") continue;  // already there
+        gpu_v->evidence.push_back({"upstream_bridge " + e.name, e.value, e.threshold});
+      }
+    }
+    out.push_back(ToFinding(id, t.subject, std::move(*gpu_v)));
+  } else if (bridge_ok) {
+    out.push_back(ToFinding(id, bridge_subject, std::move(*bridge_v)));
+  }
+}
+
+void CheckReplay(const Target& t, const Thresholds& th, const HostState& host,
+                 std::vector<Finding>& out) {
+  const Reading<uint64_t>& r = t.gpu->pcie_replay_counter;
+  if (r.error()) {
+    out.push_back(MakeFinding("pcie.replay_counter", t.subject, Severity::kUnknown,
+                              "PCIe replay counter unreadable: " + r.note));
+    return;
+  }
+  if (!r.has()) return;
+  const uint64_t count = *r;
+  const PciFunction* fn = t.topo != nullptr ? &t.topo->gpu : nullptr;
+  // The budget uses the link at its best (max gen and width): replays happen under load, when
+  // the link runs at full speed; the idle downshift would shrink the budget for no reason.
+  const LinkPair gen = GenOf(t.gpu, fn), width = WidthOf(t.gpu, fn);
+  std::optional<double> minutes = UptimeMinutes(host);
+  std::vector<Evidence> ev = {{"replay_count", std::to_string(count), ""}};
+  if (gen.state == LinkPair::State::kValue && width.state == LinkPair::State::kValue && minutes &&
+      gen.max >= 1 && gen.max <= kMaxGen) {
+    const double budget = th.pcie_replay_ber * kGenSpeedGts[gen.max] * 1e9 * 60 * width.max;
+    // The counter accumulates since the driver loaded; uptime is an upper bound on that time,
+    // so the rate is a lower bound.
+    const double rate = static_cast<double>(count) / *minutes;
+    ev.push_back({"replays_per_min", FormatNumber(rate, 2),
+                  fmt::format("<= {}/min (BER {} x Gen{} x{})", FormatNumber(budget, 2),
+                              th.pcie_replay_ber, gen.max, width.max)});
+    ev.push_back({"uptime_min", FormatNumber(*minutes, 0), ""});
+    if (rate > budget) {
+      out.push_back(MakeFinding(
+          "pcie.replay_counter", t.subject, Severity::kWarn,
+          fmt::format("PCIe replays at {}/min, budget {}/min for Gen{} x{}", FormatNumber(rate, 2),
+                      FormatNumber(budget, 2), gen.max, width.max),
+          ev));
+    } else {
+      out.push_back(MakeFinding("pcie.replay_counter", t.subject, Severity::kOk,
+                                fmt::format("{} PCIe replays ({}/min, budget {}/min)", count,
+                                            FormatNumber(rate, 2), FormatNumber(budget, 2)),
+                                ev));
+    }
+    return;
+  }
+  ev[0].threshold = fmt::format("<= {} (DCGM max_pcie_replays; no rate: {})", kReplayCountMax,
+                                minutes ? "link speed/width unknown" : UptimeUnknownWhy(host));
+  if (count > kReplayCountMax) {
+    out.push_back(MakeFinding("pcie.replay_counter", t.subject, Severity::kWarn,
+                              fmt::format("{} PCIe replays, over {}", count, kReplayCountMax), ev));
+  } else {
+    out.push_back(MakeFinding("pcie.replay_counter", t.subject, Severity::kOk,
+                              fmt::format("{} PCIe replays", count), ev));
+  }
+}
+
+void CheckTarget(const Target& t, const HostState& host, const Thresholds& th,
+                 std::vector<Finding>& out) {
+  const PciFunction* fn = t.topo != nullptr ? &t.topo->gpu : nullptr;
+  const PciFunction* bridge =
+      t.topo != nullptr && t.topo->upstream_bridge ? &*t.topo->upstream_bridge : nullptr;
+  const Activity activity = ActivityOf(t.gpu, th);
+
+  auto bridge_width = bridge ? WidthVerdict(WidthOf(nullptr, bridge)) : std::nullopt;
+  EmitPair("pcie.link_width_reduced", t, WidthVerdict(WidthOf(t.gpu, fn)), bridge_width, out);
+
+  auto bridge_gen = bridge ? GenVerdict(GenOf(nullptr, bridge), activity) : std::nullopt;
+  EmitPair("pcie.link_gen_reduced", t, GenVerdict(GenOf(t.gpu, fn), activity), bridge_gen, out);
+
+  if (t.gpu != nullptr) CheckReplay(t, th, host, out);
+
+  if (fn == nullptr && host.pci_gpus.error()) {
+    const std::string why = "PCI scan failed: " + host.pci_gpus.note;
+    out.push_back(MakeFinding("pcie.aer_corrected", t.subject, Severity::kUnknown, why));
+    out.push_back(MakeFinding("pcie.aer_uncorrected", t.subject, Severity::kUnknown, why));
+    return;
+  }
+  if (fn == nullptr) return;  // the GPU is not in the sysfs scan: no AER counters to read
+  EmitPair("pcie.aer_corrected", t, AerCorrectedVerdict(*fn, th, host),
+           bridge ? AerCorrectedVerdict(*bridge, th, host) : std::nullopt, out);
+  EmitPair("pcie.aer_uncorrected", t, AerUncorrectedVerdict(*fn),
+           bridge ? AerUncorrectedVerdict(*bridge) : std::nullopt, out);
+}
+
+}  // namespace
+
+void CheckPcie(const CheckInput& in, const Policy& policy, std::vector<Finding>& out) {
+  const Thresholds& th = policy.thresholds;
+  if (in.gpus.state == GpuSourceState::kOk) {
+    for (const GpuState& gpu : in.gpus.gpus) {
+      if (gpu.lost) continue;  // gpu.lost reports it
+      CheckTarget({GpuSubject(gpu), fmt::format("gpu{}", gpu.index), &gpu,
+                   FindPci(in.host, gpu.pci_bus_id)},
+                  in.host, th, out);
+    }
+    return;
+  }
+  // No GPU source: check the links of every NVIDIA function sysfs found.
+  if (in.host.pci_gpus.error()) {
+    out.push_back(MakeFinding("pcie.link_width_reduced", "host", Severity::kUnknown,
+                              "no PCIe link checked: GPU source unavailable and PCI scan failed: " +
+                                  in.host.pci_gpus.note));
+    return;
+  }
+  if (!in.host.pci_gpus.has()) return;
+  for (const GpuPciTopology& topo : *in.host.pci_gpus) {
+    std::string name = "pci " + topo.gpu.address;
+    CheckTarget({name, name, nullptr, &topo}, in.host, th, out);
+  }
+}
+
+}  // namespace gpuvet

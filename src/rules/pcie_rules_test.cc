@@ -1,0 +1,386 @@
+// Tests for CheckPcie over hand-built GPU and sysfs states: every finding id and severity branch,
+// NVML-to-sysfs fallback, the upstream bridge, unreadable values, lost GPUs and the sysfs-only
+// mode.
+#include <gtest/gtest.h>
+
+#include "rules/rules.h"
+
+namespace gpuvet {
+namespace {
+
+constexpr char kGpuAddr[] = "0000:3b:00.0";
+constexpr char kBridgeAddr[] = "0000:3a:00.0";
+constexpr char kBridgeSubject[] = "gpu0 upstream bridge 0000:3a:00.0";
+
+GpuState HealthyGpu() {
+  GpuState g;
+  g.index = 0;
+  g.pci_bus_id = kGpuAddr;
+  g.gpu_util_pct = Reading<int>::Of(90);
+  g.clock_event_reasons = Reading<uint64_t>::Of(0);
+  g.pcie_gen = Reading<int>::Of(4);
+  g.pcie_gen_max = Reading<int>::Of(4);
+  g.pcie_width = Reading<int>::Of(16);
+  g.pcie_width_max = Reading<int>::Of(16);
+  g.pcie_replay_counter = Reading<uint64_t>::Of(0);
+  return g;
+}
+
+PciFunction HealthyFunction(const std::string& address, double gts) {
+  PciFunction f;
+  f.address = address;
+  f.vendor = 0x10de;
+  f.link.speed_gts = Reading<double>::Of(gts);
+  f.link.max_speed_gts = Reading<double>::Of(gts);
+  f.link.width = Reading<int>::Of(16);
+  f.link.max_width = Reading<int>::Of(16);
+  f.aer = Reading<AerCounts>::Of(AerCounts{});
+  return f;
+}
+
+HostState HealthyHost(double gts = 16) {
+  HostState h;
+  h.uptime_s = Reading<double>::Of(3600);  // 60 minutes
+  GpuPciTopology t;
+  t.gpu = HealthyFunction(kGpuAddr, gts);
+  t.upstream_bridge = HealthyFunction(kBridgeAddr, gts);
+  h.pci_gpus = Reading<std::vector<GpuPciTopology>>::Of({t});
+  return h;
+}
+
+GpuInventory Inventory(GpuState g) {
+  GpuInventory inv;
+  inv.state = GpuSourceState::kOk;
+  inv.gpus.push_back(std::move(g));
+  return inv;
+}
+
+std::vector<Finding> Evaluate(const HostState& host, const GpuInventory& gpus,
+                              const Policy& policy = Policy{}) {
+  std::vector<Finding> out;
+  CheckPcie(CheckInput{host, gpus}, policy, out);
+  return out;
+}
+
+std::vector<Finding> Evaluate(const HostState& host, const GpuState& gpu) {
+  return Evaluate(host, Inventory(gpu));
+}
+
+std::vector<Finding> With(const std::vector<Finding>& fs, std::string_view id) {
+  std::vector<Finding> r;
+  for (const Finding& f : fs) {
+    if (f.id == id) r.push_back(f);
+  }
+  return r;
+}
+
+constexpr char kGpuSubject[] = "gpu0 (0000:3b:00.0)";
+
+// The only finding with `id` about `subject`; fails the test when there is not exactly one.
+Finding One(const std::vector<Finding>& fs, std::string_view id,
+            std::string_view subject = kGpuSubject) {
+  Finding found;
+  int n = 0;
+  for (const Finding& f : fs) {
+    if (f.id == id && f.subject == subject) {
+      found = f;
+      ++n;
+    }
+  }
+  EXPECT_EQ(n, 1) << "findings with id " << id << " about " << subject;
+  return found;
+}
+
+std::string EvidenceValue(const Finding& f, std::string_view name) {
+  for (const Evidence& e : f.evidence) {
+    if (e.name == name) return e.value;
+  }
+  return "<absent>";
+}
+
+TEST(PcieRules, HealthyGpuGetsOneOkPerCheck) {
+  auto fs = Evaluate(HealthyHost(), HealthyGpu());
+  for (const char* id : {"pcie.link_width_reduced", "pcie.link_gen_reduced", "pcie.replay_counter",
+                         "pcie.aer_corrected", "pcie.aer_uncorrected"}) {
+    EXPECT_EQ(With(fs, id).size(), 1u) << id;  // the bridge's ok is folded into the GPU's
+    EXPECT_EQ(One(fs, id).severity, Severity::kOk) << id;
+  }
+  Finding width = One(fs, "pcie.link_width_reduced");
+  EXPECT_EQ(EvidenceValue(width, "current_width"), "16");
+  EXPECT_EQ(EvidenceValue(width, "source"), "nvml");
+  EXPECT_EQ(EvidenceValue(width, "upstream_bridge current_width"), "16");
+}
+
+TEST(PcieRules, NarrowLinkFails) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Of(8);
+  Finding f = One(Evaluate(HealthyHost(), g), "pcie.link_width_reduced");
+  EXPECT_EQ(f.severity, Severity::kFail);
+  EXPECT_EQ(f.summary, "PCIe x8 on a x16 link");
+  ASSERT_FALSE(f.evidence.empty());
+  EXPECT_EQ(f.evidence[0].threshold, "== max_width 16");
+}
+
+TEST(PcieRules, WidthFallsBackToSysfsWhenNvmlFails) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Error("nvmlDeviceGetCurrPcieLinkWidth: Unknown Error");
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].gpu.link.width = Reading<int>::Of(4);
+  Finding f = One(Evaluate(h, g), "pcie.link_width_reduced");
+  EXPECT_EQ(f.severity, Severity::kFail);
+  EXPECT_EQ(f.summary, "PCIe x4 on a x16 link");
+  EXPECT_EQ(EvidenceValue(f, "source"), "sysfs");
+}
+
+TEST(PcieRules, WidthUnreadableEverywhereIsUnknown) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Error("timed out");
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].gpu.link.width = Reading<int>::Error("current_link_width: garbled");
+  auto fs = Evaluate(h, g);
+  auto width = With(fs, "pcie.link_width_reduced");
+  ASSERT_EQ(width.size(), 2u);  // the GPU unknown, the bridge ok
+  EXPECT_EQ(width[0].severity, Severity::kUnknown);
+  EXPECT_NE(width[0].summary.find("nvml pcie_width: timed out"), std::string::npos);
+  EXPECT_NE(width[0].summary.find("garbled"), std::string::npos);
+  EXPECT_EQ(width[1].severity, Severity::kOk);
+  EXPECT_EQ(width[1].subject, kBridgeSubject);
+}
+
+TEST(PcieRules, NarrowUpstreamBridgeFailsUnderItsOwnSubject) {
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].upstream_bridge->link.width = Reading<int>::Of(8);
+  auto width = With(Evaluate(h, HealthyGpu()), "pcie.link_width_reduced");
+  ASSERT_EQ(width.size(), 2u);
+  EXPECT_EQ(width[0].subject, kBridgeSubject);
+  EXPECT_EQ(width[0].severity, Severity::kFail);
+  EXPECT_EQ(width[1].subject, "gpu0 (0000:3b:00.0)");
+  EXPECT_EQ(width[1].severity, Severity::kOk);
+}
+
+TEST(PcieRules, SlowLinkUnderLoadWarns) {
+  GpuState g = HealthyGpu();
+  g.pcie_gen = Reading<int>::Of(3);
+  Finding f = One(Evaluate(HealthyHost(), g), "pcie.link_gen_reduced");
+  EXPECT_EQ(f.severity, Severity::kWarn);
+  EXPECT_EQ(f.summary, "Gen3 under load on a Gen4 link: host-device bandwidth halved");
+}
+
+TEST(PcieRules, TwoGenerationsLostSaysQuarter) {
+  GpuState g = HealthyGpu();
+  g.pcie_gen = Reading<int>::Of(2);
+  Finding f = One(Evaluate(HealthyHost(), g), "pcie.link_gen_reduced");
+  EXPECT_NE(f.summary.find("1/4"), std::string::npos) << f.summary;
+}
+
+TEST(PcieRules, SlowLinkWhileIdleIsInfo) {
+  GpuState g = HealthyGpu();
+  g.pcie_gen = Reading<int>::Of(1);
+  g.gpu_util_pct = Reading<int>::Of(0);
+  Finding f = One(Evaluate(HealthyHost(), g), "pcie.link_gen_reduced");
+  EXPECT_EQ(f.severity, Severity::kInfo);
+  EXPECT_NE(f.decision.find("gpuvet bench"), std::string::npos);
+}
+
+TEST(PcieRules, IdleClockReasonOverridesUtilisation) {
+  GpuState g = HealthyGpu();
+  g.pcie_gen = Reading<int>::Of(1);
+  g.clock_event_reasons = Reading<uint64_t>::Of(clock_reason::kGpuIdle);
+  EXPECT_EQ(One(Evaluate(HealthyHost(), g), "pcie.link_gen_reduced").severity, Severity::kInfo);
+}
+
+TEST(PcieRules, UnknownUtilisationIsTreatedAsIdleAndSaysSo) {
+  GpuState g = HealthyGpu();
+  g.pcie_gen = Reading<int>::Of(1);
+  g.gpu_util_pct = Reading<int>::Error("nvmlDeviceGetUtilizationRates: timed out");
+  Finding f = One(Evaluate(HealthyHost(), g), "pcie.link_gen_reduced");
+  EXPECT_EQ(f.severity, Severity::kInfo);
+  EXPECT_NE(EvidenceValue(f, "gpu_util_pct").find("treated as idle"), std::string::npos);
+}
+
+TEST(PcieRules, SlowBridgeIsIdleAware) {
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].upstream_bridge->link.speed_gts = Reading<double>::Of(8);
+  auto busy = With(Evaluate(h, HealthyGpu()), "pcie.link_gen_reduced");
+  ASSERT_EQ(busy.size(), 2u);
+  EXPECT_EQ(busy[0].subject, kBridgeSubject);
+  EXPECT_EQ(busy[0].severity, Severity::kWarn);
+  EXPECT_EQ(busy[1].severity, Severity::kOk);
+
+  GpuState idle = HealthyGpu();
+  idle.gpu_util_pct = Reading<int>::Of(3);
+  auto gen = With(Evaluate(h, idle), "pcie.link_gen_reduced");
+  ASSERT_EQ(gen.size(), 2u);
+  EXPECT_EQ(gen[0].severity, Severity::kInfo);
+}
+
+TEST(PcieRules, UnrecognisedSysfsSpeedIsUnknown) {
+  GpuState g = HealthyGpu();
+  g.pcie_gen = Reading<int>::Unsupported("not supported");
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].gpu.link.speed_gts = Reading<double>::Of(3.3);
+  auto gen = With(Evaluate(h, g), "pcie.link_gen_reduced");
+  ASSERT_FALSE(gen.empty());
+  EXPECT_EQ(gen[0].severity, Severity::kUnknown);
+  EXPECT_NE(gen[0].summary.find("not a PCIe rate"), std::string::npos);
+}
+
+TEST(PcieRules, ReplayRateOverBudgetWarns) {
+  // Gen4 x16 budget: 1e-12 x 16e9 x 60 x 16 = 15.36/min; 60 minutes of uptime.
+  GpuState g = HealthyGpu();
+  g.pcie_replay_counter = Reading<uint64_t>::Of(1000);  // 16.7/min
+  Finding over = One(Evaluate(HealthyHost(), g), "pcie.replay_counter");
+  EXPECT_EQ(over.severity, Severity::kWarn);
+  EXPECT_EQ(over.summary, "PCIe replays at 16.67/min, budget 15.36/min for Gen4 x16");
+
+  g.pcie_replay_counter = Reading<uint64_t>::Of(900);  // 15/min
+  Finding under = One(Evaluate(HealthyHost(), g), "pcie.replay_counter");
+  EXPECT_EQ(under.severity, Severity::kOk);
+  EXPECT_EQ(EvidenceValue(under, "replays_per_min"), "15.00");
+}
+
+TEST(PcieRules, ReplayBudgetUsesMaxLinkNotIdleLink) {
+  GpuState g = HealthyGpu();
+  g.gpu_util_pct = Reading<int>::Of(0);
+  g.pcie_gen = Reading<int>::Of(1);
+  g.pcie_replay_counter = Reading<uint64_t>::Of(900);
+  EXPECT_EQ(One(Evaluate(HealthyHost(), g), "pcie.replay_counter").severity, Severity::kOk);
+}
+
+TEST(PcieRules, ReplayWithoutUptimeComparesRawCount) {
+  HostState h = HealthyHost();
+  h.uptime_s = Reading<double>::Error("/proc/uptime: unreadable");
+  GpuState g = HealthyGpu();
+  g.pcie_replay_counter = Reading<uint64_t>::Of(81);
+  Finding over = One(Evaluate(h, g), "pcie.replay_counter");
+  EXPECT_EQ(over.severity, Severity::kWarn);
+  EXPECT_NE(over.evidence[0].threshold.find("/proc/uptime"), std::string::npos);
+  g.pcie_replay_counter = Reading<uint64_t>::Of(80);
+  EXPECT_EQ(One(Evaluate(h, g), "pcie.replay_counter").severity, Severity::kOk);
+}
+
+TEST(PcieRules, ReplayCounterErrorIsUnknownAndUnsupportedIsSkipped) {
+  GpuState g = HealthyGpu();
+  g.pcie_replay_counter = Reading<uint64_t>::Error("nvmlDeviceGetPcieReplayCounter: timed out");
+  EXPECT_EQ(One(Evaluate(HealthyHost(), g), "pcie.replay_counter").severity, Severity::kUnknown);
+  g.pcie_replay_counter = Reading<uint64_t>::Unsupported("not supported");
+  EXPECT_TRUE(With(Evaluate(HealthyHost(), g), "pcie.replay_counter").empty());
+}
+
+TEST(PcieRules, CorrectedAerOverBudgetWarns) {
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].gpu.aer.value.correctable = 1200;  // 20/min > 16/min
+  Finding f = One(Evaluate(h, HealthyGpu()), "pcie.aer_corrected");
+  EXPECT_EQ(f.severity, Severity::kWarn);
+  EXPECT_EQ(EvidenceValue(f, "correctable_per_min"), "20.00");
+}
+
+TEST(PcieRules, CorrectedAerBudgetDoublesOnGen5x16) {
+  HostState h = HealthyHost(32);
+  h.pci_gpus.value[0].gpu.aer.value.correctable = 1200;  // 20/min <= 32/min
+  GpuState g = HealthyGpu();
+  g.pcie_gen = Reading<int>::Of(5);
+  g.pcie_gen_max = Reading<int>::Of(5);
+  EXPECT_EQ(One(Evaluate(h, g), "pcie.aer_corrected").severity, Severity::kOk);
+  h.pci_gpus.value[0].gpu.aer.value.correctable = 2000;  // 33/min
+  EXPECT_EQ(One(Evaluate(h, g), "pcie.aer_corrected").severity, Severity::kWarn);
+}
+
+TEST(PcieRules, CorrectedAerOnBridgeWarnsUnderBridgeSubject) {
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].upstream_bridge->aer.value.correctable = 5000;
+  auto fs = With(Evaluate(h, HealthyGpu()), "pcie.aer_corrected");
+  ASSERT_EQ(fs.size(), 2u);
+  EXPECT_EQ(fs[0].subject, kBridgeSubject);
+  EXPECT_EQ(fs[0].severity, Severity::kWarn);
+  EXPECT_EQ(fs[1].severity, Severity::kOk);
+}
+
+TEST(PcieRules, CorrectedAerWithoutUptimeIsUnknownUnlessZero) {
+  HostState h = HealthyHost();
+  h.uptime_s = Reading<double>::Error("/proc/uptime: garbled");
+  EXPECT_EQ(One(Evaluate(h, HealthyGpu()), "pcie.aer_corrected").severity, Severity::kOk);
+  h.pci_gpus.value[0].gpu.aer.value.correctable = 3;
+  auto fs = With(Evaluate(h, HealthyGpu()), "pcie.aer_corrected");
+  ASSERT_EQ(fs.size(), 2u);
+  EXPECT_EQ(fs[0].severity, Severity::kUnknown);
+  EXPECT_NE(fs[0].summary.find("garbled"), std::string::npos);
+}
+
+TEST(PcieRules, UncorrectedAerFatalFailsNonFatalWarns) {
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].gpu.aer.value.nonfatal = 2;
+  EXPECT_EQ(One(Evaluate(h, HealthyGpu()), "pcie.aer_uncorrected").severity, Severity::kWarn);
+  h.pci_gpus.value[0].gpu.aer.value.fatal = 1;
+  Finding f = One(Evaluate(h, HealthyGpu()), "pcie.aer_uncorrected");
+  EXPECT_EQ(f.severity, Severity::kFail);
+  EXPECT_EQ(f.summary, "1 fatal uncorrectable AER errors");
+}
+
+TEST(PcieRules, AerUnsupportedIsSkippedAndErrorIsUnknown) {
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].gpu.aer = Reading<AerCounts>::Unsupported("no aer_dev_* files");
+  h.pci_gpus.value[0].upstream_bridge->aer = Reading<AerCounts>::Unsupported("no aer_dev_* files");
+  auto fs = Evaluate(h, HealthyGpu());
+  EXPECT_TRUE(With(fs, "pcie.aer_corrected").empty());
+  EXPECT_TRUE(With(fs, "pcie.aer_uncorrected").empty());
+
+  h.pci_gpus.value[0].gpu.aer = Reading<AerCounts>::Error("aer_dev_fatal: line 2: garbled");
+  fs = Evaluate(h, HealthyGpu());
+  EXPECT_EQ(One(fs, "pcie.aer_uncorrected").severity, Severity::kUnknown);
+  EXPECT_EQ(One(fs, "pcie.aer_corrected").severity, Severity::kUnknown);
+}
+
+TEST(PcieRules, FailedPciScanMakesAerUnknown) {
+  HostState h = HealthyHost();
+  h.pci_gpus = Reading<std::vector<GpuPciTopology>>::Error("/sys/bus/pci/devices: EACCES");
+  auto fs = Evaluate(h, HealthyGpu());
+  EXPECT_EQ(One(fs, "pcie.link_width_reduced").severity, Severity::kOk);  // NVML alone
+  EXPECT_EQ(One(fs, "pcie.aer_corrected").severity, Severity::kUnknown);
+}
+
+TEST(PcieRules, LostGpuIsSkipped) {
+  GpuState g = HealthyGpu();
+  g.lost = true;
+  EXPECT_TRUE(Evaluate(HealthyHost(), g).empty());
+}
+
+TEST(PcieRules, WithoutGpuSourceChecksSysfsAlone) {
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].gpu.link.width = Reading<int>::Of(8);
+  h.pci_gpus.value[0].gpu.link.speed_gts = Reading<double>::Of(2.5);
+  GpuInventory none;
+  none.state = GpuSourceState::kDriverNotLoaded;
+  auto fs = Evaluate(h, none);
+  Finding width = One(fs, "pcie.link_width_reduced", "pci 0000:3b:00.0");
+  EXPECT_EQ(width.severity, Severity::kFail);
+  auto gen = With(fs, "pcie.link_gen_reduced");
+  ASSERT_EQ(gen.size(), 2u);
+  EXPECT_EQ(gen[0].severity, Severity::kInfo);  // no utilisation: treated as idle
+  EXPECT_EQ(gen[1].subject, "pci 0000:3b:00.0 upstream bridge 0000:3a:00.0");
+  EXPECT_TRUE(With(fs, "pcie.replay_counter").empty());
+  EXPECT_EQ(One(fs, "pcie.aer_uncorrected", "pci 0000:3b:00.0").severity, Severity::kOk);
+}
+
+TEST(PcieRules, WithoutGpuSourceAndPciScanIsOneUnknown) {
+  HostState h;
+  h.pci_gpus = Reading<std::vector<GpuPciTopology>>::Error("/sys/bus/pci/devices: missing");
+  GpuInventory none;
+  none.state = GpuSourceState::kNotRun;
+  auto fs = Evaluate(h, none);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].severity, Severity::kUnknown);
+  EXPECT_EQ(fs[0].subject, "host");
+}
+
+TEST(PcieRules, PolicyBerChangesReplayBudget) {
+  Policy p;
+  p.thresholds.pcie_replay_ber = 1e-13;  // budget 1.536/min
+  GpuState g = HealthyGpu();
+  g.pcie_replay_counter = Reading<uint64_t>::Of(120);  // 2/min
+  EXPECT_EQ(One(Evaluate(HealthyHost(), Inventory(g), p), "pcie.replay_counter").severity,
+            Severity::kWarn);
+}
+
+}  // namespace
+}  // namespace gpuvet

@@ -1,0 +1,71 @@
+// BoundedExecutor: runs NVML calls on one worker thread and waits for each with a deadline, so a
+// wedged GPU cannot hang `gpuvet check`. NVML serialises calls behind a global lock, so after one
+// call hangs every later call would queue behind it: the executor is then "wedged" and answers the
+// rest at once. A hung worker is detached and leaked; it never blocks the destructor or exit.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "util/status.h"
+
+namespace gpuvet {
+
+// What a call that returned in time produced: the NVML return code and the output it wrote.
+template <typename T>
+struct BoundedAnswer {
+  int code = 0;
+  T out{};
+};
+
+// Not thread-safe: one caller thread at a time (the worker runs the calls, one by one).
+class BoundedExecutor {
+ public:
+  // `timeout` bounds each call (gpuvet's default is 2000 ms, set by the caller).
+  explicit BoundedExecutor(std::chrono::milliseconds timeout);
+  // Returns at once: an idle worker is told to stop, a hung worker is left running detached.
+  ~BoundedExecutor();
+  BoundedExecutor(const BoundedExecutor&) = delete;
+  BoundedExecutor& operator=(const BoundedExecutor&) = delete;
+
+  // Runs `fn` (returning an NVML return code) on the worker and waits up to the timeout. Returns
+  // the code; Timeout("<name> did not return within N ms") when it did not return in time (the
+  // executor is wedged from then on); Timeout("skipped: <hung call> hung earlier") once wedged.
+  // `fn` may outlive this call (when it hangs), so it must own or copy everything it touches:
+  // capture by value, and write outputs only into storage it owns (see CallWith).
+  Result<int> Call(std::string_view name, std::function<int()> fn);
+
+  // Like Call, for a function that writes its output into a `T&` the executor owns on the heap, so
+  // a call that returns after its caller gave up writes into memory that is still alive.
+  // fn: int(T& out). The answer carries the code and `out` (also for non-success codes, which
+  // NVML uses to report counts, e.g. INSUFFICIENT_SIZE).
+  template <typename T, typename F>
+  Result<BoundedAnswer<T>> CallWith(std::string_view name, F fn, T initial = T{}) {
+    auto out = std::make_shared<T>(std::move(initial));
+    Result<int> code = Call(name, [out, fn]() mutable { return fn(*out); });
+    if (!code.ok()) return code.status();
+    // The worker finished with `out` before signalling completion, so reading it here is safe.
+    return BoundedAnswer<T>{*code, std::move(*out)};
+  }
+
+  // True after a call timed out; every later call is skipped.
+  bool wedged() const { return !hung_call_.empty(); }
+  // The call that hung ("" when none did).
+  const std::string& hung_call() const { return hung_call_; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+ private:
+  struct Shared;  // queue and state shared with the worker thread (outlives this object if hung)
+  static void WorkerLoop(std::shared_ptr<Shared> shared);
+
+  std::chrono::milliseconds timeout_;
+  std::shared_ptr<Shared> shared_;
+  bool worker_started_ = false;
+  std::string hung_call_;
+};
+
+}  // namespace gpuvet

@@ -1,0 +1,42 @@
+// The host source: one call per reader, in an order with no dependencies except the device node
+// list, which falls back to the PCI GPU count when no minor numbers were given.
+#include "sources/host_source.h"
+
+#include "sources/cgroup.h"
+#include "sources/cpu_sources.h"
+#include "sources/dev_nodes.h"
+#include "sources/kernel_log.h"
+#include "sources/meminfo.h"
+#include "sources/pci_sysfs.h"
+#include "sources/process_info.h"
+#include "sources/system_info.h"
+
+namespace gpuvet {
+
+HostState ReadHostState(const HostPaths& paths, const HostOptions& options) {
+  HostState host;
+  SystemInfo info = ReadSystemInfo(paths);
+  host.hostname = info.hostname.has() ? *info.hostname : "";
+  host.kernel_release = info.kernel_release.has() ? *info.kernel_release : "";
+  host.uptime_s = info.uptime_s;
+  host.nvidia_module_version = info.nvidia_module_version;
+  host.online_cpus = ReadOnlineCpus(paths);
+  host.pci_gpus = ReadPciGpus(paths);
+  host.cpufreq = ReadCpuFreq(paths);
+  host.cgroup = ReadCgroup(paths, options.pid);
+  host.meminfo = ReadMeminfo(paths);
+  host.psi = ReadPsi(paths);
+
+  std::vector<int> minors = options.gpu_minors;
+  if (minors.empty() && host.pci_gpus.has()) {
+    // Without NVML, assume the driver numbered the GPUs 0..n-1 (it does so in PCI bus order).
+    for (size_t i = 0; i < host.pci_gpus->size(); ++i) minors.push_back(static_cast<int>(i));
+  }
+  host.device_nodes = ReadDeviceNodes(paths, minors);
+  host.process = ReadProcess(paths, options.pid);
+  host.process_is_target = options.pid != 0;
+  host.kernel_log = ReadKernelLog(paths, options.kernel_log_file);
+  return host;
+}
+
+}  // namespace gpuvet

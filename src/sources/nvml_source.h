@@ -1,0 +1,32 @@
+// The NVML GPU source: loads libnvidia-ml.so.1, reads every GpuState field through time-bounded
+// calls, and converts units at the boundary (mW -> W, bytes, MHz, sysfs-form PCI addresses).
+// "Not supported" stays distinct from errors; a lost or hung GPU never stops the run.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "core/gpu_state.h"
+
+namespace gpuvet {
+
+struct NvmlOptions {
+  std::string library_path;  // empty: "libnvidia-ml.so.1" through the loader search path
+  // Deadline for each NVML call (gpuvet's default: 2000 ms; a healthy call takes microseconds to
+  // tens of milliseconds, a wedged GPU holds NVML's lock forever).
+  std::chrono::milliseconds call_timeout{2000};
+};
+
+// Reads the driver, NVML and every GPU. Never fails as a whole: the state and detail say why data
+// is missing (kLibraryMissing, kDriverNotLoaded, kInitFailed, kHung), each field carries its own
+// Reading state, and failed calls are listed in GpuState::failures / GpuInventory::failures.
+// A hung call costs one call_timeout and every later call is skipped (NVML holds a global lock), so
+// the whole read is bounded by about one timeout beyond the healthy calls. Thread-compatible: calls
+// from several threads are independent (NVML serialises them).
+GpuInventory ReadNvml(const NvmlOptions& options);
+
+// "00000000:3B:00.0" -> "0000:3b:00.0" (the sysfs form); other text is returned lower-cased.
+std::string NormalizePciBusId(std::string_view nvml_bus_id);
+
+}  // namespace gpuvet

@@ -1,0 +1,512 @@
+// A fake libnvidia-ml.so.1 that answers from a scenario JSON (docs/nvml-scenario.md), so the NVML
+// source is tested end to end through dlopen without a GPU. Every exported function is generated
+// from NVML_API_FUNCTIONS: a shared prologue (initialised? valid handle? delays_ms, lost, errors)
+// then a hand-written body per function below. As a C library it must keep global state; it is
+// one leaked object, and loaded scenarios are never freed because a "hung" call may still be
+// sleeping with pointers into an old one.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "sources/nvml_api.h"
+#include "sources/nvml_loader.h"
+#include "sources/scenario_json.h"
+#include "util/file.h"
+
+namespace {
+
+using gpuvet::GpuState;
+using gpuvet::Reading;
+using gpuvet::Scenario;
+using gpuvet::ScenarioAnswerCode;
+using gpuvet::ScenarioGpu;
+
+constexpr char kScenarioEnv[] = "GPUVET_FAKE_NVML_SCENARIO";
+// Most GPU instances one MIG-capable GPU can hold (A100/H100: 7 slices).
+constexpr unsigned kMaxMigDevices = 7;
+
+// What an nvmlDevice_t points to.
+struct FakeDevice {
+  const ScenarioGpu* gpu = nullptr;
+  int mig_index = -1;  // >= 0: MIG device `mig_index` of `gpu`
+};
+
+// One scenario as loaded by nvmlInit_v2, with the handles it hands out.
+struct Loaded {
+  Scenario scenario;
+  std::vector<std::unique_ptr<FakeDevice>> devices;            // one per GPU
+  std::vector<std::vector<std::unique_ptr<FakeDevice>>> migs;  // per GPU
+};
+
+struct FakeState {
+  std::mutex mu;
+  std::vector<std::unique_ptr<Loaded>> all;  // every scenario ever loaded (see file comment)
+  const Loaded* current = nullptr;           // null: not initialised
+};
+
+FakeState& State() {
+  static FakeState* state = new FakeState();  // leaked: a sleeping call may outlive static dtors
+  return *state;
+}
+
+// What a body needs: the scenario and, for device calls, the GPU.
+struct Ctx {
+  const Loaded* loaded = nullptr;
+  const FakeDevice* device = nullptr;
+  const ScenarioGpu* gpu = nullptr;
+};
+
+// Marks "prologue found nothing to answer, run the body".
+constexpr int kContinue = -1;
+
+int LoadScenarioFromEnv() {
+  const char* path = std::getenv(kScenarioEnv);
+  if (path == nullptr || path[0] == '\0') return NVML_ERROR_DRIVER_NOT_LOADED;
+  gpuvet::Result<std::string> text = gpuvet::ReadFile(path);
+  if (!text.ok()) {
+    std::fprintf(stderr, "fake NVML: %s\n", text.status().message().c_str());
+    return NVML_ERROR_UNKNOWN;
+  }
+  gpuvet::Result<Scenario> parsed = gpuvet::ParseScenario(*text, path);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "fake NVML: %s\n", parsed.status().message().c_str());
+    return NVML_ERROR_UNKNOWN;
+  }
+  auto loaded = std::make_unique<Loaded>();
+  loaded->scenario = std::move(parsed).value();
+  for (const ScenarioGpu& gpu : loaded->scenario.gpus) {
+    loaded->devices.push_back(std::make_unique<FakeDevice>(FakeDevice{&gpu, -1}));
+    std::vector<std::unique_ptr<FakeDevice>> migs;
+    for (unsigned i = 0; i < kMaxMigDevices; ++i) {
+      migs.push_back(std::make_unique<FakeDevice>(FakeDevice{&gpu, static_cast<int>(i)}));
+    }
+    loaded->migs.push_back(std::move(migs));
+  }
+  FakeState& state = State();
+  std::lock_guard<std::mutex> lock(state.mu);
+  state.all.push_back(std::move(loaded));
+  state.current = state.all.back().get();
+  return NVML_SUCCESS;
+}
+
+// The first argument when it is a device handle, else null.
+template <typename... A>
+nvmlDevice_t DeviceArg(nvmlDevice_t device, A...) {
+  return device;
+}
+template <typename... A>
+nvmlDevice_t DeviceArg(A...) {
+  return nullptr;
+}
+
+// delays_ms, lost, errors for one GPU (or the system when gpu is null).
+int ApplyOverrides(const Loaded& loaded, const ScenarioGpu* gpu, const char* name) {
+  const auto& delays = gpu != nullptr ? gpu->delays_ms : loaded.scenario.delays_ms;
+  if (auto it = delays.find(name); it != delays.end()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(it->second));
+  }
+  if (gpu != nullptr && gpu->state.lost) return NVML_ERROR_GPU_IS_LOST;
+  const auto& errors = gpu != nullptr ? gpu->errors : loaded.scenario.errors;
+  if (auto it = errors.find(name); it != errors.end()) return it->second;
+  return kContinue;
+}
+
+int Prologue(const char* name, nvmlDevice_t handle, Ctx* ctx) {
+  const bool is_init = std::strcmp(name, "nvmlInit_v2") == 0;
+  if (is_init) {
+    if (int code = LoadScenarioFromEnv(); code != NVML_SUCCESS) return code;
+  }
+  {
+    FakeState& state = State();
+    std::lock_guard<std::mutex> lock(state.mu);
+    ctx->loaded = state.current;
+  }
+  if (ctx->loaded == nullptr) return NVML_ERROR_UNINITIALIZED;
+  if (handle != nullptr) {
+    const auto* device = reinterpret_cast<const FakeDevice*>(handle);
+    bool valid = false;  // a handle from an earlier nvmlInit_v2 is invalid now
+    for (size_t g = 0; g < ctx->loaded->devices.size() && !valid; ++g) {
+      valid = ctx->loaded->devices[g].get() == device;
+      for (const auto& mig : ctx->loaded->migs[g]) valid = valid || mig.get() == device;
+    }
+    if (!valid) return NVML_ERROR_INVALID_ARGUMENT;
+    ctx->device = device;
+    ctx->gpu = device->gpu;
+  }
+  if (int code = ApplyOverrides(*ctx->loaded, ctx->gpu, name); code != kContinue) return code;
+  // MIG devices answer nothing but their existence.
+  if (ctx->device != nullptr && ctx->device->mig_index >= 0) return NVML_ERROR_NOT_SUPPORTED;
+  return kContinue;
+}
+
+// Binds the context as a body's first argument: Bind(ctx, Body)(args...).
+template <typename F>
+auto Bind(const Ctx& ctx, F body) {
+  return [&ctx, body](auto... args) { return body(ctx, args...); };
+}
+
+// ---- answer helpers ----
+
+int CopyString(const std::string& s, char* buf, unsigned length) {
+  if (s.empty()) return NVML_ERROR_NOT_SUPPORTED;
+  if (buf == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (s.size() + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::memcpy(buf, s.c_str(), s.size() + 1);
+  return NVML_SUCCESS;
+}
+
+// The first non-success answer of fields that one call reports together.
+template <typename... R>
+int Combined(const R&... readings) {
+  int code = NVML_SUCCESS;
+  ((code = code != NVML_SUCCESS ? code : ScenarioAnswerCode(readings)), ...);
+  return code;
+}
+
+template <typename T, typename Out>
+int Answer(const Reading<T>& r, Out* out) {
+  if (int code = ScenarioAnswerCode(r); code != NVML_SUCCESS) return code;
+  if (out == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *out = static_cast<Out>(r.value);
+  return NVML_SUCCESS;
+}
+
+int AnswerMilliwatts(const Reading<double>& w, unsigned* mw) {
+  if (int code = ScenarioAnswerCode(w); code != NVML_SUCCESS) return code;
+  *mw = static_cast<unsigned>(std::llround(w.value * 1000.0));
+  return NVML_SUCCESS;
+}
+
+const GpuState& G(const Ctx& c) { return c.gpu->state; }
+
+// ---- bodies, one per NVML_API_FUNCTIONS entry ----
+
+int Body_nvmlInit_v2(const Ctx& c) { return c.loaded->scenario.init; }
+
+int Body_nvmlShutdown(const Ctx& c) {
+  FakeState& state = State();
+  std::lock_guard<std::mutex> lock(state.mu);
+  state.current = nullptr;
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlSystemGetDriverVersion(const Ctx& c, char* version, unsigned length) {
+  const auto& r = c.loaded->scenario.driver_version;
+  if (int code = ScenarioAnswerCode(r); code != NVML_SUCCESS) return code;
+  return CopyString(r.value, version, length);
+}
+
+int Body_nvmlSystemGetNVMLVersion(const Ctx& c, char* version, unsigned length) {
+  const auto& r = c.loaded->scenario.nvml_version;
+  if (int code = ScenarioAnswerCode(r); code != NVML_SUCCESS) return code;
+  return CopyString(r.value, version, length);
+}
+
+int Body_nvmlSystemGetCudaDriverVersion_v2(const Ctx& c, int* version) {
+  return Answer(c.loaded->scenario.cuda_driver_version, version);
+}
+
+int Body_nvmlDeviceGetCount_v2(const Ctx& c, unsigned* count) {
+  *count = static_cast<unsigned>(c.loaded->devices.size());
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetHandleByIndex_v2(const Ctx& c, unsigned index, nvmlDevice_t* device) {
+  if (index >= c.loaded->devices.size() || device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  // Per-GPU errors and delays apply to this call too; a lost GPU still hands out its handle.
+  const ScenarioGpu& gpu = c.loaded->scenario.gpus[index];
+  for (const auto* m : {&gpu.delays_ms}) {
+    if (auto it = m->find("nvmlDeviceGetHandleByIndex_v2"); it != m->end()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(it->second));
+    }
+  }
+  if (auto it = gpu.errors.find("nvmlDeviceGetHandleByIndex_v2"); it != gpu.errors.end()) {
+    return it->second;
+  }
+  *device = reinterpret_cast<nvmlDevice_t>(c.loaded->devices[index].get());
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetName(const Ctx& c, nvmlDevice_t, char* name, unsigned length) {
+  return CopyString(G(c).name, name, length);
+}
+int Body_nvmlDeviceGetUUID(const Ctx& c, nvmlDevice_t, char* uuid, unsigned length) {
+  return CopyString(G(c).uuid, uuid, length);
+}
+int Body_nvmlDeviceGetSerial(const Ctx& c, nvmlDevice_t, char* serial, unsigned length) {
+  return CopyString(G(c).serial, serial, length);
+}
+int Body_nvmlDeviceGetVbiosVersion(const Ctx& c, nvmlDevice_t, char* version, unsigned length) {
+  return CopyString(G(c).vbios_version, version, length);
+}
+
+// Answers the sysfs form "0000:3b:00.0" as NVML writes it: "00000000:3B:00.0".
+int Body_nvmlDeviceGetPciInfo_v3(const Ctx& c, nvmlDevice_t, nvmlPciInfo_t* pci) {
+  const std::string& id = G(c).pci_bus_id;
+  if (id.empty()) return NVML_ERROR_NOT_SUPPORTED;
+  *pci = nvmlPciInfo_t{};
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  if (std::sscanf(id.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) == 4) {
+    std::snprintf(pci->busId, sizeof(pci->busId), "%08X:%02X:%02X.%X", domain, bus, dev, fn);
+    std::snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.%X", domain & 0xffff,
+                  bus, dev, fn);
+    pci->domain = domain;
+    pci->bus = bus;
+    pci->device = dev;
+  } else {  // garbage in the scenario is passed through, for testing the normaliser
+    std::snprintf(pci->busId, sizeof(pci->busId), "%s", id.c_str());
+  }
+  pci->pciDeviceId = 0x233010de;  // H100 SXM5 (device 0x2330, vendor 0x10de): any value will do
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetMinorNumber(const Ctx& c, nvmlDevice_t, unsigned* minor) {
+  return Answer(G(c).minor_number, minor);
+}
+int Body_nvmlDeviceGetPersistenceMode(const Ctx& c, nvmlDevice_t, nvmlEnableState_t* mode) {
+  return Answer(G(c).persistence_mode, mode);
+}
+int Body_nvmlDeviceGetPerformanceState(const Ctx& c, nvmlDevice_t, int* pstate) {
+  return Answer(G(c).performance_state, pstate);
+}
+
+int Body_nvmlDeviceGetUtilizationRates(const Ctx& c, nvmlDevice_t, nvmlUtilization_t* util) {
+  const GpuState& g = G(c);
+  if (int code = Combined(g.gpu_util_pct, g.memory_util_pct); code != NVML_SUCCESS) return code;
+  util->gpu = static_cast<unsigned>(*g.gpu_util_pct);
+  util->memory = static_cast<unsigned>(*g.memory_util_pct);
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetMemoryInfo(const Ctx& c, nvmlDevice_t, nvmlMemory_t* memory) {
+  const GpuState& g = G(c);
+  if (int code = Combined(g.memory_total_bytes, g.memory_used_bytes); code != NVML_SUCCESS) {
+    return code;
+  }
+  memory->total = *g.memory_total_bytes;
+  memory->used = *g.memory_used_bytes;
+  memory->free = memory->total >= memory->used ? memory->total - memory->used : 0;
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetClockInfo(const Ctx& c, nvmlDevice_t, int type, unsigned* clock) {
+  if (type == NVML_CLOCK_SM) return Answer(G(c).sm_clock_mhz, clock);
+  if (type == NVML_CLOCK_MEM) return Answer(G(c).mem_clock_mhz, clock);
+  return NVML_ERROR_NOT_SUPPORTED;
+}
+int Body_nvmlDeviceGetMaxClockInfo(const Ctx& c, nvmlDevice_t, int type, unsigned* clock) {
+  if (type == NVML_CLOCK_SM) return Answer(G(c).sm_clock_max_mhz, clock);
+  if (type == NVML_CLOCK_MEM) return Answer(G(c).mem_clock_max_mhz, clock);
+  return NVML_ERROR_NOT_SUPPORTED;
+}
+
+int Body_nvmlDeviceGetCurrentClocksEventReasons(const Ctx& c, nvmlDevice_t,
+                                                unsigned long long* reasons) {
+  return Answer(G(c).clock_event_reasons, reasons);
+}
+int Body_nvmlDeviceGetCurrentClocksThrottleReasons(const Ctx& c, nvmlDevice_t,
+                                                   unsigned long long* reasons) {
+  return Answer(G(c).clock_event_reasons, reasons);
+}
+
+int Body_nvmlDeviceGetTemperature(const Ctx& c, nvmlDevice_t, int sensor, unsigned* temp) {
+  if (sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
+  return Answer(G(c).temperature_c, temp);
+}
+int Body_nvmlDeviceGetTemperatureThreshold(const Ctx& c, nvmlDevice_t, int threshold,
+                                           unsigned* temp) {
+  if (threshold == NVML_TEMPERATURE_THRESHOLD_SLOWDOWN) {
+    return Answer(G(c).slowdown_temperature_c, temp);
+  }
+  if (threshold == NVML_TEMPERATURE_THRESHOLD_SHUTDOWN) {
+    return Answer(G(c).shutdown_temperature_c, temp);
+  }
+  return NVML_ERROR_NOT_SUPPORTED;
+}
+
+int Body_nvmlDeviceGetPowerUsage(const Ctx& c, nvmlDevice_t, unsigned* mw) {
+  return AnswerMilliwatts(G(c).power_w, mw);
+}
+int Body_nvmlDeviceGetEnforcedPowerLimit(const Ctx& c, nvmlDevice_t, unsigned* mw) {
+  return AnswerMilliwatts(G(c).power_limit_w, mw);
+}
+int Body_nvmlDeviceGetPowerManagementDefaultLimit(const Ctx& c, nvmlDevice_t, unsigned* mw) {
+  return AnswerMilliwatts(G(c).default_power_limit_w, mw);
+}
+
+int Body_nvmlDeviceGetCurrPcieLinkGeneration(const Ctx& c, nvmlDevice_t, unsigned* v) {
+  return Answer(G(c).pcie_gen, v);
+}
+int Body_nvmlDeviceGetMaxPcieLinkGeneration(const Ctx& c, nvmlDevice_t, unsigned* v) {
+  return Answer(G(c).pcie_gen_max, v);
+}
+int Body_nvmlDeviceGetCurrPcieLinkWidth(const Ctx& c, nvmlDevice_t, unsigned* v) {
+  return Answer(G(c).pcie_width, v);
+}
+int Body_nvmlDeviceGetMaxPcieLinkWidth(const Ctx& c, nvmlDevice_t, unsigned* v) {
+  return Answer(G(c).pcie_width_max, v);
+}
+int Body_nvmlDeviceGetPcieReplayCounter(const Ctx& c, nvmlDevice_t, unsigned* v) {
+  return Answer(G(c).pcie_replay_counter, v);
+}
+
+int Body_nvmlDeviceGetEccMode(const Ctx& c, nvmlDevice_t, nvmlEnableState_t* current,
+                              nvmlEnableState_t* pending) {
+  const GpuState& g = G(c);
+  if (int code = Combined(g.ecc_enabled, g.ecc_pending_enabled); code != NVML_SUCCESS) return code;
+  *current = *g.ecc_enabled ? 1 : 0;
+  *pending = *g.ecc_pending_enabled ? 1 : 0;
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetTotalEccErrors(const Ctx& c, nvmlDevice_t, int error_type, int counter_type,
+                                     unsigned long long* count) {
+  const GpuState& g = G(c);
+  const bool corrected = error_type == NVML_MEMORY_ERROR_TYPE_CORRECTED;
+  if (counter_type == NVML_VOLATILE_ECC) {
+    return Answer(corrected ? g.ecc_corrected_volatile : g.ecc_uncorrected_volatile, count);
+  }
+  if (counter_type == NVML_AGGREGATE_ECC) {
+    return Answer(corrected ? g.ecc_corrected_aggregate : g.ecc_uncorrected_aggregate, count);
+  }
+  return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+// Count protocol: *page_count too small -> INSUFFICIENT_SIZE with the count needed.
+int Body_nvmlDeviceGetRetiredPages(const Ctx& c, nvmlDevice_t, int cause, unsigned* page_count,
+                                   unsigned long long* addresses) {
+  const Reading<int>& r = cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
+                              ? G(c).retired_pages_dbe
+                              : G(c).retired_pages_sbe;
+  if (int code = ScenarioAnswerCode(r); code != NVML_SUCCESS) return code;
+  if (page_count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  const unsigned n = static_cast<unsigned>(std::max(0, *r));
+  if (*page_count < n) {
+    *page_count = n;
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  for (unsigned i = 0; i < n && addresses != nullptr; ++i) addresses[i] = 0x1000ULL * (i + 1);
+  *page_count = n;
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetRetiredPagesPendingStatus(const Ctx& c, nvmlDevice_t,
+                                                nvmlEnableState_t* pending) {
+  return Answer(G(c).retired_pages_pending, pending);
+}
+
+int Body_nvmlDeviceGetRemappedRows(const Ctx& c, nvmlDevice_t, unsigned* corr_rows,
+                                   unsigned* unc_rows, unsigned* is_pending,
+                                   unsigned* failure_occurred) {
+  const GpuState& g = G(c);
+  if (int code = Combined(g.remapped_rows_correctable, g.remapped_rows_uncorrectable,
+                          g.remap_pending, g.remap_failure);
+      code != NVML_SUCCESS) {
+    return code;
+  }
+  *corr_rows = static_cast<unsigned>(*g.remapped_rows_correctable);
+  *unc_rows = static_cast<unsigned>(*g.remapped_rows_uncorrectable);
+  *is_pending = *g.remap_pending ? 1 : 0;
+  *failure_occurred = *g.remap_failure ? 1 : 0;
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetMigMode(const Ctx& c, nvmlDevice_t, unsigned* current, unsigned* pending) {
+  const GpuState& g = G(c);
+  if (int code = Combined(g.mig_enabled, g.mig_pending_enabled); code != NVML_SUCCESS) return code;
+  *current = *g.mig_enabled ? 1 : 0;
+  *pending = *g.mig_pending_enabled ? 1 : 0;
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlDeviceGetMaxMigDeviceCount(const Ctx& c, nvmlDevice_t, unsigned* count) {
+  if (int code = ScenarioAnswerCode(G(c).mig_instances); code != NVML_SUCCESS) return code;
+  *count = kMaxMigDevices;
+  return NVML_SUCCESS;
+}
+
+// Slots 0..mig_instances-1 hold MIG devices; the rest answer NOT_FOUND.
+int Body_nvmlDeviceGetMigDeviceHandleByIndex(const Ctx& c, nvmlDevice_t, unsigned index,
+                                             nvmlDevice_t* mig) {
+  if (int code = ScenarioAnswerCode(G(c).mig_instances); code != NVML_SUCCESS) return code;
+  if (index >= kMaxMigDevices || mig == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (static_cast<int>(index) >= *G(c).mig_instances) return NVML_ERROR_NOT_FOUND;
+  const size_t gpu = static_cast<size_t>(G(c).index);
+  *mig = reinterpret_cast<nvmlDevice_t>(c.loaded->migs[gpu][index].get());
+  return NVML_SUCCESS;
+}
+
+const gpuvet::NvLinkState* FindLink(const GpuState& g, unsigned link) {
+  for (const auto& l : g.nvlinks) {
+    if (static_cast<unsigned>(l.link) == link) return &l;
+  }
+  return nullptr;
+}
+
+// No links listed: NOT_SUPPORTED. Past the highest listed link: INVALID_ARGUMENT (no such link).
+int Body_nvmlDeviceGetNvLinkState(const Ctx& c, nvmlDevice_t, unsigned link,
+                                  nvmlEnableState_t* active) {
+  const GpuState& g = G(c);
+  if (g.nvlinks.empty()) return NVML_ERROR_NOT_SUPPORTED;
+  if (const gpuvet::NvLinkState* l = FindLink(g, link)) {
+    *active = l->active ? 1 : 0;
+    return NVML_SUCCESS;
+  }
+  int highest = 0;
+  for (const auto& l : g.nvlinks) highest = std::max(highest, l.link);
+  return static_cast<int>(link) < highest ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+int Body_nvmlDeviceGetNvLinkErrorCounter(const Ctx& c, nvmlDevice_t, unsigned link, int counter,
+                                         unsigned long long* value) {
+  const gpuvet::NvLinkState* l = FindLink(G(c), link);
+  if (l == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  switch (counter) {
+    case NVML_NVLINK_ERROR_DL_REPLAY:
+      return Answer(l->replay_errors, value);
+    case NVML_NVLINK_ERROR_DL_RECOVERY:
+      return Answer(l->recovery_errors, value);
+    case NVML_NVLINK_ERROR_DL_CRC_FLIT:
+      return Answer(l->crc_flit_errors, value);
+    case NVML_NVLINK_ERROR_DL_CRC_DATA:
+      return Answer(l->crc_data_errors, value);
+    default:
+      return NVML_ERROR_INVALID_ARGUMENT;
+  }
+}
+
+// Count protocol: *count too small -> INSUFFICIENT_SIZE with the count needed.
+int Body_nvmlDeviceGetComputeRunningProcesses_v3(const Ctx& c, nvmlDevice_t, unsigned* count,
+                                                 nvmlProcessInfo_t* infos) {
+  const auto& r = G(c).compute_processes;
+  if (int code = ScenarioAnswerCode(r); code != NVML_SUCCESS) return code;
+  if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  const unsigned n = static_cast<unsigned>(r.value.size());
+  if (*count < n || (n > 0 && infos == nullptr)) {
+    *count = n;
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    infos[i] = nvmlProcessInfo_t{r.value[i].pid, r.value[i].used_memory_bytes, 0, 0};
+  }
+  *count = n;
+  return NVML_SUCCESS;
+}
+
+}  // namespace
+
+// The exported C functions: prologue, then the body above.
+#define FAKE_NVML_EXPORT(fn, params, args, required)                                    \
+  extern "C" __attribute__((visibility("default"))) nvmlReturn_t fn params {            \
+    Ctx ctx;                                                                            \
+    if (int code = Prologue(#fn, DeviceArg args, &ctx); code != kContinue) return code; \
+    return Bind(ctx, Body_##fn) args;                                                   \
+  }
+NVML_API_FUNCTIONS(FAKE_NVML_EXPORT)
+#undef FAKE_NVML_EXPORT
