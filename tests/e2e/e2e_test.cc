@@ -1,0 +1,274 @@
+// End-to-end golden tests: for every fixture in tests/fixtures/NAME, run the real binary
+//   gpuvet check --root NAME/root [--kernel-log NAME/kernel.log] [--policy NAME/policy.toml]
+//                [--nvidia-smi-xml NAME/capture.xml] $(cat NAME/args) --now … --format text|json
+// with the fake NVML answering from NAME/nvml.json, and compare stdout with NAME/expected.txt and
+// NAME/expected.json (paths replaced by <fixture> and <fake-nvml>). The findings listed in
+// NAME/README.md as "- `id` severity" must appear in the JSON. GPUVET_UPDATE_GOLDEN=1 rewrites
+// the goldens instead of comparing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/catalogue.h"
+#include "run_binary.h"
+
+namespace fs = std::filesystem;
+using gpuvet::e2e::RunBinary;
+using gpuvet::e2e::RunResult;
+
+namespace {
+
+constexpr const char* kNow = "2026-01-01T00:00:00Z";
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteText(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+}
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
+std::vector<std::string> Fixtures() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(GPUVET_FIXTURES_DIR)) {
+    if (e.is_directory() && fs::exists(e.path() / "README.md")) {
+      names.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool Updating() {
+  const char* v = std::getenv("GPUVET_UPDATE_GOLDEN");
+  return v && *v && std::string(v) != "0";
+}
+
+struct FixtureRun {
+  RunResult result;
+  std::string scrubbed;
+};
+
+// Builds the command line for one fixture and runs it.
+FixtureRun RunFixture(const std::string& name, const std::string& format) {
+  fs::path dir = fs::path(GPUVET_FIXTURES_DIR) / name;
+  std::vector<std::string> argv = {GPUVET_BINARY, "check", "--now", kNow, "--format", format};
+  std::vector<std::string> env;
+  if (fs::exists(dir / "capture.xml")) {
+    argv.insert(argv.end(), {"--nvidia-smi-xml", (dir / "capture.xml").string()});
+  } else {
+    argv.insert(argv.end(), {"--root", (dir / "root").string()});
+  }
+  if (fs::exists(dir / "nvml.json")) {
+    argv.insert(argv.end(), {"--nvml-lib", GPUVET_FAKE_NVML_LIB});
+    env.push_back("GPUVET_FAKE_NVML_SCENARIO=" + (dir / "nvml.json").string());
+  } else {
+    // No driver on this "node": point at a library that does not exist.
+    argv.insert(argv.end(), {"--nvml-lib", (dir / "no-driver/libnvidia-ml.so.1").string()});
+  }
+  if (fs::exists(dir / "kernel.log")) {
+    argv.insert(argv.end(), {"--kernel-log", (dir / "kernel.log").string()});
+  }
+  if (fs::exists(dir / "policy.toml")) {
+    argv.insert(argv.end(), {"--policy", (dir / "policy.toml").string()});
+  }
+  if (fs::exists(dir / "args")) {
+    std::istringstream args(ReadText(dir / "args"));
+    for (std::string a; args >> a;) argv.push_back(a);
+  }
+  // Git keeps no permission bits but the executable one: NAME/modes lists "MODE PATH" to apply.
+  if (fs::exists(dir / "modes")) {
+    std::istringstream modes(ReadText(dir / "modes"));
+    for (std::string mode, path; modes >> mode >> path;) {
+      fs::permissions(dir / path, static_cast<fs::perms>(std::stoi(mode, nullptr, 8)));
+    }
+  }
+  // Fixtures that model an unprivileged user run under setpriv when the tests run as root.
+  if (fs::exists(dir / "run_as_nobody") && geteuid() == 0) {
+    argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                               "--clear-groups", "--"});
+  }
+  FixtureRun run;
+  run.result = RunBinary(argv, env, 60);
+  run.scrubbed = ReplaceAll(ReplaceAll(run.result.out, dir.string(), "<fixture>"),
+                            GPUVET_FAKE_NVML_LIB, "<fake-nvml>");
+  return run;
+}
+
+class FixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FixtureTest, MatchesGoldenOutputs) {
+  const std::string name = GetParam();
+  fs::path dir = fs::path(GPUVET_FIXTURES_DIR) / name;
+  if (fs::exists(dir / "run_as_nobody") && geteuid() != 0 && access("/usr/bin/setpriv", X_OK)) {
+    GTEST_SKIP() << "needs root and setpriv to run as an unprivileged user";
+  }
+  FixtureRun json_run = RunFixture(name, "json");
+  ASSERT_FALSE(json_run.result.timed_out) << name << " did not finish in 60 s";
+  ASSERT_TRUE(json_run.result.exit_code == 0 || json_run.result.exit_code == 1)
+      << name << " exited " << json_run.result.exit_code << "\nstderr: " << json_run.result.err;
+  nlohmann::json report = nlohmann::json::parse(json_run.result.out);
+  EXPECT_EQ(report["verdict"]["exit_code"].get<int>(), json_run.result.exit_code);
+
+  FixtureRun text_run = RunFixture(name, "text");
+  EXPECT_EQ(text_run.result.exit_code, json_run.result.exit_code);
+
+  if (Updating()) {
+    WriteText(dir / "expected.json", json_run.scrubbed);
+    WriteText(dir / "expected.txt", text_run.scrubbed);
+  } else {
+    ASSERT_TRUE(fs::exists(dir / "expected.json"))
+        << "no golden for " << name << "; run with GPUVET_UPDATE_GOLDEN=1";
+    EXPECT_EQ(json_run.scrubbed, ReadText(dir / "expected.json"))
+        << name << ": JSON differs from expected.json (GPUVET_UPDATE_GOLDEN=1 to accept)";
+    EXPECT_EQ(text_run.scrubbed, ReadText(dir / "expected.txt"))
+        << name << ": text differs from expected.txt (GPUVET_UPDATE_GOLDEN=1 to accept)";
+  }
+
+  // The README's promises: "- `id` severity [subject words]".
+  std::string readme = ReadText(dir / "README.md");
+  std::regex line(R"(^- `([a-z_]+\.[a-z_]+)` (ok|info|warn|fail|unknown)\b(.*)$)");
+  int promised = 0;
+  for (std::sregex_iterator it(readme.begin(), readme.end(), line), end; it != end; ++it) {
+    ++promised;
+    std::string id = (*it)[1], sev = (*it)[2];
+    bool found = false;
+    for (const auto& f : report["findings"]) {
+      if (f["id"] == id && f["severity"] == sev) found = true;
+    }
+    EXPECT_TRUE(found) << name << ": README promises " << id << " " << sev;
+  }
+  EXPECT_GT(promised, 0) << name << ": README lists no expected findings";
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(Fixtures()),
+                         [](const auto& info) {
+                           std::string name = info.param;  // gtest names allow [A-Za-z0-9_]
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+// Every catalogue entry is triggered (severity other than ok) by at least one fixture.
+TEST(CatalogueCoverageTest, EveryCheckFiresInSomeFixture) {
+  std::set<std::string> fired;
+  for (const std::string& name : Fixtures()) {
+    fs::path golden = fs::path(GPUVET_FIXTURES_DIR) / name / "expected.json";
+    if (!fs::exists(golden)) continue;
+    auto j = nlohmann::json::parse(ReadText(golden));
+    for (const auto& f : j["findings"]) {
+      if (f["severity"] != "ok") fired.insert(f["id"].get<std::string>());
+    }
+  }
+  for (const gpuvet::CatalogueEntry& e : gpuvet::Catalogue()) {
+    EXPECT_TRUE(fired.count(std::string(e.id))) << e.id << " is not triggered by any fixture";
+  }
+}
+
+// --- Command-line behaviour outside the fixtures ---------------------------------------------
+
+RunResult Gpuvet(std::vector<std::string> args, std::vector<std::string> env = {}) {
+  args.insert(args.begin(), GPUVET_BINARY);
+  return RunBinary(args, env, 60);
+}
+
+TEST(CliTest, ChecksListsCatalogue) {
+  RunResult r = Gpuvet({"checks"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const gpuvet::CatalogueEntry& e : gpuvet::Catalogue()) {
+    EXPECT_NE(r.out.find(std::string(e.id)), std::string::npos) << e.id;
+  }
+  RunResult j = Gpuvet({"checks", "--format", "json"});
+  EXPECT_EQ(nlohmann::json::parse(j.out).size(), gpuvet::Catalogue().size());
+}
+
+TEST(CliTest, Explain) {
+  RunResult r = Gpuvet({"explain", "pcie.link_width_reduced"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("What to do"), std::string::npos);
+  RunResult bad = Gpuvet({"explain", "pcie.nope"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("did you mean"), std::string::npos);
+}
+
+TEST(CliTest, UsageErrorsExitTwo) {
+  fs::path tmp = fs::path(::testing::TempDir()) / "gpuvet_e2e_bad_policy.toml";
+  WriteText(tmp, "[gpu]\nexpected_count = \"eight\"\n");
+  RunResult policy = Gpuvet({"check", "--policy", tmp.string()});
+  EXPECT_EQ(policy.exit_code, 2);
+  EXPECT_NE(policy.err.find(tmp.string() + ":2:"), std::string::npos) << policy.err;
+
+  EXPECT_EQ(Gpuvet({"check", "--kernel-log", "/nonexistent.log"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({"check", "--root", "/nonexistent-root"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({"check", "--only", "pcie.nope"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({"check", "--format", "yaml"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({"check", "--bogus-flag"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({}).exit_code, 2);
+}
+
+TEST(CliTest, TruncatedCaptureIsAnInputError) {
+  fs::path src = fs::path(GPUVET_SHARED_DATA_DIR) / "nvidia-smi/telegraf/a100-sxm4-v12.xml";
+  if (!fs::exists(src)) GTEST_SKIP() << "shared data not present: " << src;
+  std::string xml = ReadText(src);
+  fs::path tmp = fs::path(::testing::TempDir()) / "gpuvet_e2e_truncated.xml";
+  WriteText(tmp, xml.substr(0, xml.size() / 2));
+  RunResult r = Gpuvet({"check", "--nvidia-smi-xml", tmp.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(tmp.string()), std::string::npos) << r.err;
+}
+
+TEST(CliTest, RealCapturesRunOffline) {
+  fs::path dir = fs::path(GPUVET_SHARED_DATA_DIR) / "nvidia-smi/telegraf";
+  if (!fs::exists(dir)) GTEST_SKIP() << "shared data not present: " << dir;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    RunResult r = Gpuvet({"check", "--nvidia-smi-xml", e.path().string(), "--format", "json"});
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << e.path() << ": " << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_FALSE(j["gpus"].empty()) << e.path();
+  }
+}
+
+TEST(CliTest, RealKernelLogIsApplicationXidsOnly) {
+  fs::path log = fs::path(GPUVET_SHARED_DATA_DIR) / "kmsg/dmesg.decode.iso.log.0";
+  if (!fs::exists(log)) GTEST_SKIP() << "shared data not present: " << log;
+  RunResult r = Gpuvet({"check", "--kernel-log", log.string(), "--only", "xid,kernel",
+                        "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  auto evidence = [](const nlohmann::json& f, const std::string& name) -> std::string {
+    for (const auto& ev : f["evidence"]) {
+      if (ev["name"] == name) return ev["value"].get<std::string>();
+    }
+    return "";
+  };
+  int xid13 = 0, xid43 = 0;
+  for (const auto& f : j["findings"]) {
+    EXPECT_NE(f["severity"], "fail") << f.dump();
+    if (f["id"] != "xid.application") continue;
+    EXPECT_NE(f["subject"].get<std::string>().find("0000:38:00.0"), std::string::npos);
+    if (evidence(f, "xid") == "13") xid13 = std::stoi(evidence(f, "count"));
+    if (evidence(f, "xid") == "43") xid43 = std::stoi(evidence(f, "count"));
+  }
+  EXPECT_EQ(xid13, 629);
+  EXPECT_EQ(xid43, 7);
+}
+
+}  // namespace
