@@ -46,8 +46,8 @@ struct CallFailure {
 
 struct GpuState {
   int index = 0;
-  std::string name;        // "NVIDIA H100 80GB HBM3"
-  std::string uuid;        // "GPU-…"
+  std::string name;  // "NVIDIA H100 80GB HBM3"
+  std::string uuid;  // "GPU-…"
   std::string serial;
   std::string pci_bus_id;  // normalised sysfs form: "0000:3b:00.0" (lower case)
   std::string vbios_version;
@@ -105,6 +105,9 @@ struct GpuState {
 
   bool lost = false;      // a call answered NVML_ERROR_GPU_IS_LOST
   std::string lost_call;  // which one
+  // NVML stopped answering while this GPU was read (a call hung, here or on an earlier GPU), so
+  // its later fields are missing. Rules skip such GPUs; gpu.query_failed reports them once.
+  bool abandoned = false;
   std::vector<CallFailure> failures;
 };
 
@@ -120,7 +123,7 @@ enum class GpuSourceState {
 struct GpuInventory {
   std::string origin;  // "nvml (/usr/lib/.../libnvidia-ml.so.1)" or "nvidia-smi-xml (file)"
   GpuSourceState state = GpuSourceState::kNotRun;
-  std::string detail;  // why the state is not kOk, in words
+  std::string detail;                   // why the state is not kOk, in words
   Reading<std::string> driver_version;  // "550.90.07"
   Reading<std::string> nvml_version;    // "12.550.90.07"
   Reading<int> cuda_driver_version;     // 12040 for CUDA 12.4

@@ -14,9 +14,9 @@ namespace gpuvet {
 
 // Link state of one PCIe function (from /sys/bus/pci/devices/ADDR/{current,max}_link_*).
 struct PciLink {
-  Reading<double> speed_gts;      // current, GT/s (2.5, 5, 8, 16, 32, 64)
+  Reading<double> speed_gts;  // current, GT/s (2.5, 5, 8, 16, 32, 64)
   Reading<double> max_speed_gts;
-  Reading<int> width;             // current lanes
+  Reading<int> width;  // current lanes
   Reading<int> max_width;
 };
 
@@ -34,9 +34,9 @@ struct PciFunction {
   uint32_t class_code = 0;  // 0x030200 (3D controller), 0x030000 (VGA)
   PciLink link;
   Reading<AerCounts> aer;
-  Reading<int> numa_node;              // -1 in sysfs means "no NUMA info": reported unsupported
+  Reading<int> numa_node;                // -1 in sysfs means "no NUMA info": reported unsupported
   Reading<std::vector<int>> local_cpus;  // local_cpulist
-  std::string driver;                  // bound driver name ("nvidia", "vfio-pci"), "" if none
+  std::string driver;                    // bound driver name ("nvidia", "vfio-pci"), "" if none
 };
 
 // An NVIDIA GPU function on the PCI bus and the bridge right above it (the switch or root port
@@ -54,10 +54,10 @@ struct CpuFreqState {
 };
 
 struct CgroupState {
-  int version = 0;   // 2, 1, or 0 when no cgroup fs was found
-  std::string path;  // the process's cgroup, e.g. "/kubepods.slice/…"
-  Reading<double> cpu_quota_cores;    // cpu.max quota/period; unsupported/absent = no limit ("max")
-  bool cpu_unlimited = false;         // true when cpu.max says "max"
+  int version = 0;                  // 2, 1, or 0 when no cgroup fs was found
+  std::string path;                 // the process's cgroup, e.g. "/kubepods.slice/…"
+  Reading<double> cpu_quota_cores;  // cpu.max quota/period; unsupported/absent = no limit ("max")
+  bool cpu_unlimited = false;       // true when cpu.max says "max"
   Reading<uint64_t> memory_max_bytes;
   bool memory_unlimited = false;
 };
@@ -87,7 +87,7 @@ struct DeviceNode {
   std::string path;  // "/dev/nvidiactl" (as the host sees it, not the fixture path)
   bool exists = false;
   bool is_char_device = false;
-  uint32_t mode = 0;  // permission bits
+  uint32_t mode = 0;      // permission bits
   bool readable = false;  // access(R_OK) by this process
   bool writable = false;  // access(W_OK) by this process
 };
@@ -96,8 +96,8 @@ struct ProcessState {
   int pid = 0;
   std::string comm;
   Reading<std::vector<int>> cpus_allowed;  // Cpus_allowed_list from /proc/PID/status
-  Reading<bool> maps_gpu;  // /proc/PID/maps mentions /dev/nvidia* or libcuda
-  std::vector<std::string> gpu_evidence;  // the matching map entries (deduplicated, few)
+  Reading<bool> maps_gpu;                  // /proc/PID/maps mentions /dev/nvidia* or libcuda
+  std::vector<std::string> gpu_evidence;   // the matching map entries (deduplicated, few)
 };
 
 // One kernel log record, whatever format it came from.
@@ -116,8 +116,8 @@ struct XidEvent {
 };
 
 struct KernelLogState {
-  std::string source;        // "/dev/kmsg", "dmesg.log (dmesg --time-format iso)", …
-  Reading<int> record_count;  // error/unsupported with the reason when the log was unreadable
+  std::string source;          // "/dev/kmsg", "dmesg.log (dmesg --time-format iso)", …
+  Reading<int> record_count;   // error/unsupported with the reason when the log was unreadable
   std::vector<XidEvent> xids;  // deduplicated per (pci_address, xid), sorted by address then xid
 };
 
@@ -134,8 +134,8 @@ struct HostState {
   MemInfo meminfo;
   PsiState psi;
   std::vector<DeviceNode> device_nodes;  // /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidiaN …
-  ProcessState process;        // --pid PID, else gpuvet itself
-  bool process_is_target = false;  // true when the user named the process with --pid
+  ProcessState process;                  // --pid PID, else gpuvet itself
+  bool process_is_target = false;        // true when the user named the process with --pid
   KernelLogState kernel_log;
 };
 

@@ -59,7 +59,7 @@ struct Policy {
   std::vector<std::string> allowed_driver_versions;  // globs ("550.*"); empty = any
   std::vector<std::string> allowed_cuda_versions;    // "12.4", globs; empty = any
   Thresholds thresholds;
-  std::set<std::string> skip;                         // check ids or areas
+  std::set<std::string> skip;                          // check ids or areas
   std::map<std::string, Severity> severity_overrides;  // by check id
 };
 

@@ -51,8 +51,7 @@ json HostToJson(const HostState& h) {
   cg["version"] = h.cgroup.version;
   cg["path"] = h.cgroup.path;
   cg["cpu_quota_cores"] = h.cgroup.cpu_unlimited ? json(nullptr) : R(h.cgroup.cpu_quota_cores);
-  cg["memory_max_bytes"] =
-      h.cgroup.memory_unlimited ? json(nullptr) : R(h.cgroup.memory_max_bytes);
+  cg["memory_max_bytes"] = h.cgroup.memory_unlimited ? json(nullptr) : R(h.cgroup.memory_max_bytes);
   j["cgroup"] = cg;
   json kl;
   kl["source"] = h.kernel_log.source;
@@ -148,8 +147,8 @@ std::string RenderJson(const CheckReport& report) {
   j["gpus"] = gpus;
 
   json findings = json::array();
-  std::map<std::string, int> counts = {{"ok", 0}, {"info", 0}, {"warn", 0}, {"unknown", 0},
-                                       {"fail", 0}};
+  std::map<std::string, int> counts = {
+      {"ok", 0}, {"info", 0}, {"warn", 0}, {"unknown", 0}, {"fail", 0}};
   for (const Finding& f : report.findings) {
     findings.push_back(FindingToJson(f));
     ++counts[std::string(SeverityName(f.severity))];

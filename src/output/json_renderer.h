@@ -2,9 +2,8 @@
 // Keys are sorted and no value depends on the clock except `generated_at` (set by --now in tests).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/finding.h"
 #include "core/report.h"

@@ -20,8 +20,13 @@ TEST(JsonRendererTest, SchemaVerdictAndFindings) {
   t.gpu.address = "0000:3b:00.0";
   t.gpu.numa_node = Reading<int>::Of(1);
   r.host.pci_gpus = Reading<std::vector<GpuPciTopology>>::Of({t});
-  r.findings = {{"ecc.volatile_dbe", "gpu0 (0000:3b:00.0)", Severity::kFail, "1 DBE",
-                 {{"uncorrected_volatile", "1", "== 0"}}, "", ""}};
+  r.findings = {{"ecc.volatile_dbe",
+                 "gpu0 (0000:3b:00.0)",
+                 Severity::kFail,
+                 "1 DBE",
+                 {{"uncorrected_volatile", "1", "== 0"}},
+                 "",
+                 ""}};
   r.verdict = Severity::kFail;
   auto j = nlohmann::json::parse(RenderJson(r));
   EXPECT_EQ(j["schema"], "gpuvet.check/v1");

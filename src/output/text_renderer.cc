@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -52,12 +53,10 @@ std::string Header(const CheckReport& r) {
     std::vector<std::string> parts;
     for (const auto& [name, n] : models) parts.push_back(fmt::format("{} × {}", n, name));
     out += fmt::format("  GPUs:   {}\n", parts.empty() ? "none" : Join(parts, ", "));
-    out += fmt::format("  driver: {}{}   source: {}\n",
-                       g.driver_version.has() ? *g.driver_version : "unknown",
-                       g.cuda_driver_version.has()
-                           ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version)
-                           : "",
-                       g.origin);
+    out += fmt::format(
+        "  driver: {}{}   source: {}\n", g.driver_version.has() ? *g.driver_version : "unknown",
+        g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version) : "",
+        g.origin);
   } else if (g.state == GpuSourceState::kNotRun) {
     out += "  GPUs:   not checked\n";
   } else {
@@ -67,8 +66,103 @@ std::string Header(const CheckReport& r) {
   return out;
 }
 
-std::string Indent(const std::string& label, const std::string& text) {
-  return fmt::format("          {:<9}{}\n", label, text);
+constexpr size_t kWidth = 100;    // wrap column
+constexpr size_t kLabel = 10;     // "evidence  "
+const std::string kPad(10, ' ');  // detail lines align with the finding id
+
+// Word-wraps `text` after an optional label; continuation lines align with the text.
+std::string Block(const std::string& label, const std::string& text) {
+  std::string lead = kPad + (label.empty() ? "" : fmt::format("{:<{}}", label, kLabel));
+  std::string hang(lead.size(), ' ');
+  std::string out, line = lead;
+  for (std::string_view word : SplitWhitespace(text)) {
+    if (line.size() > lead.size() && line.size() + 1 + word.size() > kWidth) {
+      out += line + "\n";
+      line = hang;
+    }
+    if (line.size() > hang.size()) line += ' ';
+    line += word;
+  }
+  return out + line + "\n";
+}
+
+// Subject without the PCI address ("gpu3 (0000:5d:00.0)" -> "gpu3") for grouped lines.
+std::string ShortSubject(const std::string& s) { return s.substr(0, s.find(" (")); }
+
+std::string EvidenceText(const Finding& f) {
+  std::vector<std::string> ev;
+  for (const Evidence& e : f.evidence) {
+    ev.push_back(e.threshold.empty() ? fmt::format("{}={}", e.name, e.value)
+                                     : fmt::format("{}={} ({})", e.name, e.value, e.threshold));
+  }
+  return Join(ev, "; ");
+}
+
+// Findings that say the same thing about several subjects are printed once.
+struct Group {
+  std::vector<const Finding*> members;
+  const Finding& first() const { return *members.front(); }
+};
+
+std::vector<Group> GroupFindings(const std::vector<const Finding*>& list) {
+  std::vector<Group> groups;
+  for (const Finding* f : list) {
+    bool merged = false;
+    for (Group& g : groups) {
+      const Finding& h = g.first();
+      if (h.id == f->id && h.severity == f->severity && h.summary == f->summary &&
+          h.decision == f->decision && h.meaning == f->meaning) {
+        g.members.push_back(f);
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) groups.push_back(Group{{f}});
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+    return a.first().severity > b.first().severity;  // worst first within an area
+  });
+  return groups;
+}
+
+std::string SubjectOf(const Group& g) {
+  if (g.members.size() == 1) return g.first().subject;
+  std::vector<std::string> names;
+  for (const Finding* f : g.members) names.push_back(ShortSubject(f->subject));
+  return fmt::format("{} ({} subjects)", Join(names, ", "), g.members.size());
+}
+
+std::string RenderGroup(const Group& g, const TextOptions& opt) {
+  const Finding& f = g.first();
+  std::string out = fmt::format("  {} {}  {}\n", Tag(f.severity, opt.color), f.id, SubjectOf(g));
+  out += Block("", f.summary);
+  if (f.severity == Severity::kOk && !opt.verbose) return out;
+  if (!f.evidence.empty()) {
+    std::string ev = EvidenceText(f);
+    if (g.members.size() > 1) ev = fmt::format("{}: {}", ShortSubject(f.subject), ev);
+    out += Block("evidence", ev);
+  }
+  if (f.severity == Severity::kOk) return out;
+  const CatalogueEntry* e = FindCatalogueEntry(f.id);
+  bool problem = f.severity != Severity::kInfo;
+  if (problem || opt.verbose) {
+    std::string meaning = !f.meaning.empty() ? f.meaning : (e ? std::string(e->meaning) : "");
+    if (!meaning.empty()) out += Block("meaning", meaning);
+  }
+  std::string decision = !f.decision.empty() ? f.decision : (e ? std::string(e->decision) : "");
+  if (!decision.empty()) out += Block("decision", decision);
+  return out;
+}
+
+std::string AreaLine(const std::string& area, const std::vector<const Finding*>& list) {
+  std::map<Severity, int> counts;
+  for (const Finding* f : list) ++counts[f->severity];
+  std::vector<std::string> parts;
+  for (Severity s :
+       {Severity::kFail, Severity::kUnknown, Severity::kWarn, Severity::kInfo, Severity::kOk}) {
+    if (counts[s]) parts.push_back(fmt::format("{} {}", counts[s], SeverityName(s)));
+  }
+  return fmt::format("{:<10}  {}\n", area, Join(parts, ", "));
 }
 
 }  // namespace
@@ -103,36 +197,15 @@ std::string RenderText(const CheckReport& r, const TextOptions& opt) {
     if (!by_area.count(area)) areas.push_back(area);
     by_area[area].push_back(&f);
   }
+  out += "\n";
   for (const std::string& area : areas) {
     const auto& list = by_area[area];
-    int ok = 0;
-    for (const Finding* f : list) ok += f->severity == Severity::kOk;
-    out += fmt::format("\n{}", area);
-    if (ok) out += fmt::format("  ({} ok)", ok);
-    out += "\n";
+    out += AreaLine(area, list);
+    std::vector<const Finding*> shown;
     for (const Finding* f : list) {
-      bool problem = f->severity != Severity::kOk && f->severity != Severity::kInfo;
-      if (f->severity == Severity::kOk && !opt.verbose) continue;
-      out += fmt::format("  {} {:<26} {}\n", Tag(f->severity, opt.color), f->id, f->subject);
-      out += Indent("", f->summary);
-      if (f->severity == Severity::kOk) continue;
-      if (!f->evidence.empty()) {
-        std::vector<std::string> ev;
-        for (const Evidence& e : f->evidence) {
-          ev.push_back(e.threshold.empty() ? fmt::format("{}={}", e.name, e.value)
-                                           : fmt::format("{}={} ({})", e.name, e.value,
-                                                         e.threshold));
-        }
-        out += Indent("evidence", Join(ev, "; "));
-      }
-      const CatalogueEntry* e = FindCatalogueEntry(f->id);
-      if (problem || opt.verbose) {
-        std::string meaning = !f->meaning.empty() ? f->meaning : (e ? std::string(e->meaning) : "");
-        if (!meaning.empty()) out += Indent("meaning", meaning);
-      }
-      std::string decision = !f->decision.empty() ? f->decision : (e ? std::string(e->decision) : "");
-      if (!decision.empty()) out += Indent("decision", decision);
+      if (f->severity != Severity::kOk || opt.verbose) shown.push_back(f);
     }
+    for (const Group& g : GroupFindings(shown)) out += RenderGroup(g, opt);
   }
   std::string verdict = VerdictLine(r);
   if (opt.color) verdict = std::string(Colour(r.verdict)) + verdict + "\033[0m";

@@ -276,7 +276,7 @@ void CheckPowerLimit(const GpuState& gpu, const Thresholds& t, std::vector<Findi
 void CheckClocks(const CheckInput& in, const Policy& policy, std::vector<Finding>& out) {
   const Thresholds& t = policy.thresholds;
   for (const GpuState& gpu : in.gpus.gpus) {
-    if (gpu.lost) continue;  // gpu.lost reports it
+    if (!Evaluable(gpu)) continue;  // gpu.lost / gpu.query_failed report it
     const Activity activity = ActivityOf(gpu, t);
     CheckThrottle(gpu, activity, out);
     CheckSmClock(gpu, activity, t, out);

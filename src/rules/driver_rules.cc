@@ -36,8 +36,7 @@ void CheckLoaded(const CheckInput& in, std::vector<Finding>& out) {
       std::string summary = fmt::format(
           "{} GPU(s) via {}; driver {}{}", g.gpus.size(), g.origin,
           g.driver_version.has() ? *g.driver_version : "unknown",
-          g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version)
-                                      : "");
+          g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version) : "");
       out.push_back(MakeFinding("driver.loaded", "host", Severity::kOk, summary, ev));
       return;
     }
@@ -45,9 +44,17 @@ void CheckLoaded(const CheckInput& in, std::vector<Finding>& out) {
     case GpuSourceState::kDriverNotLoaded: {
       ev.push_back({"detail", g.detail, ""});
       if (!DriverExpected(in.host)) {
-        out.push_back(MakeFinding(
+        Finding f = MakeFinding(
             "driver.loaded", "host", Severity::kInfo,
-            "no NVIDIA GPU or driver found on this host: GPU checks skipped, host checks ran", ev));
+            "no NVIDIA GPU or driver found on this host: GPU checks skipped, host checks ran", ev);
+        f.meaning =
+            "There is no NVIDIA GPU on the PCI bus and no NVIDIA driver, so only the host "
+            "checks could run.";
+        f.decision =
+            "Nothing to do if this host is not meant to have GPUs. If it is, check that "
+            "the cards are seated and powered (`lspci -d 10de:` lists none) and that the "
+            "BIOS enables their slots.";
+        out.push_back(std::move(f));
         return;
       }
       std::string why = g.state == GpuSourceState::kLibraryMissing
@@ -104,7 +111,14 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
     return;
   }
   std::set<std::string> seen;
-  for (const GpuState& gpu : g.gpus) seen.insert(gpu.pci_bus_id);
+  int unidentified = 0;  // GPUs the driver lists but whose address could not be read
+  for (const GpuState& gpu : g.gpus) {
+    if (gpu.pci_bus_id.empty()) {
+      ++unidentified;
+    } else {
+      seen.insert(gpu.pci_bus_id);
+    }
+  }
   std::vector<std::string> missing, elsewhere;
   for (const GpuPciTopology& t : *in.host.pci_gpus) {
     if (seen.count(t.gpu.address)) continue;
@@ -114,11 +128,22 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
       elsewhere.push_back(fmt::format("{} ({})", t.gpu.address, t.gpu.driver));
     }
   }
-  std::vector<Evidence> ev = {
-      {"nvml_gpus", std::to_string(enumerated), ""},
-      {"pci_nvidia_gpus", std::to_string(in.host.pci_gpus->size()), ""}};
+  std::vector<Evidence> ev = {{"nvml_gpus", std::to_string(enumerated), ""},
+                              {"pci_nvidia_gpus", std::to_string(in.host.pci_gpus->size()), ""}};
+  if (!missing.empty() && static_cast<int>(missing.size()) <= unidentified) {
+    ev.push_back({"not_matched", Join(missing, ", "), ""});
+    ev.push_back({"gpus_without_address", std::to_string(unidentified), ""});
+    out.push_back(MakeFinding(
+        "driver.gpus_visible", "host", Severity::kUnknown,
+        fmt::format("{} GPU(s) could not report their PCI address, so it is unknown whether {} "
+                    "{} visible to the driver",
+                    unidentified, Join(missing, ", "), missing.size() == 1 ? "is" : "are"),
+        ev));
+    return;
+  }
   if (!missing.empty()) {
     ev.push_back({"missing_from_driver", Join(missing, ", "), "none"});
+    if (unidentified > 0) ev.push_back({"gpus_without_address", std::to_string(unidentified), ""});
     out.push_back(MakeFinding(
         "driver.gpus_visible", "host", Severity::kFail,
         fmt::format("{} of {} NVIDIA GPU(s) on the PCI bus are not visible to the driver: {}",
@@ -128,11 +153,10 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
   }
   if (!elsewhere.empty()) {
     ev.push_back({"bound_to_other_driver", Join(elsewhere, ", "), ""});
-    out.push_back(MakeFinding(
-        "driver.gpus_visible", "host", Severity::kInfo,
-        fmt::format("{} GPU(s) bound to another driver (passthrough?): {}", elsewhere.size(),
-                    Join(elsewhere, ", ")),
-        ev));
+    out.push_back(MakeFinding("driver.gpus_visible", "host", Severity::kInfo,
+                              fmt::format("{} GPU(s) bound to another driver (passthrough?): {}",
+                                          elsewhere.size(), Join(elsewhere, ", ")),
+                              ev));
     return;
   }
   out.push_back(MakeFinding("driver.gpus_visible", "host", Severity::kOk,
@@ -148,8 +172,8 @@ void CheckExpectedCount(const CheckInput& in, const Policy& policy, std::vector<
   int have = -1;
   std::string how;
   if (in.gpus.state == GpuSourceState::kOk) {
-    have = in.gpus.device_count.has() ? *in.gpus.device_count
-                                      : static_cast<int>(in.gpus.gpus.size());
+    have =
+        in.gpus.device_count.has() ? *in.gpus.device_count : static_cast<int>(in.gpus.gpus.size());
     how = "driver";
   } else if (in.host.pci_gpus.has()) {
     have = static_cast<int>(in.host.pci_gpus->size());
@@ -209,14 +233,14 @@ bool MatchesAny(const std::vector<std::string>& globs, const std::string& v) {
                      [&](const std::string& g) { return GlobMatch(g, v); });
 }
 
-void CheckAllowed(std::string_view id, std::string_view what, const std::vector<std::string>& allowed,
-                  const Reading<std::string>& version, const Policy& policy,
-                  std::vector<Finding>& out) {
+void CheckAllowed(std::string_view id, std::string_view what,
+                  const std::vector<std::string>& allowed, const Reading<std::string>& version,
+                  const Policy& policy, std::vector<Finding>& out) {
   if (allowed.empty()) return;
   if (!version.has()) {
-    out.push_back(MakeFinding(id, "host", Severity::kUnknown,
-                              fmt::format("{} unknown: {}", what,
-                                          version.note.empty() ? "not reported" : version.note)));
+    out.push_back(MakeFinding(
+        id, "host", Severity::kUnknown,
+        fmt::format("{} unknown: {}", what, version.note.empty() ? "not reported" : version.note)));
     return;
   }
   std::vector<Evidence> ev = {{std::string(what), *version, "in " + Join(allowed, ", ")},
@@ -244,20 +268,24 @@ void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
           "the driver reports this GPU as lost (NVML_ERROR_GPU_IS_LOST)",
           {{"call", gpu.lost_call, ""}, {"name", gpu.name, ""}, {"uuid", gpu.uuid, ""}}));
     }
-    if (gpu.failures.empty()) continue;
+    if (gpu.failures.empty() && !gpu.abandoned) continue;
     std::vector<std::string> calls;
     std::vector<Evidence> ev;
-    bool hung = false;
     for (const CallFailure& f : gpu.failures) {
       calls.push_back(f.call);
       ev.push_back({f.call, f.message, ""});
-      hung = hung || f.timed_out;
     }
-    out.push_back(MakeFinding(
-        "gpu.query_failed", GpuSubject(gpu), Severity::kUnknown,
-        fmt::format("{} {} call(s) {}: {}; checks that need them are unknown", calls.size(),
-                    "NVML", hung ? "failed or hung" : "failed", Join(calls, ", ")),
-        ev));
+    std::string summary;
+    if (gpu.abandoned) {
+      // The first timed-out call on this GPU, or the note of the skipped one that names the hang.
+      std::string why = calls.empty() ? "an NVML call hung" : gpu.failures.front().message;
+      summary = fmt::format("NVML stopped answering ({}): this GPU's checks did not run", why);
+    } else {
+      summary = fmt::format("{} NVML call(s) failed: {}; checks that need them are unknown",
+                            calls.size(), Join(calls, ", "));
+    }
+    out.push_back(
+        MakeFinding("gpu.query_failed", GpuSubject(gpu), Severity::kUnknown, summary, ev));
   }
   if (!g.failures.empty()) {
     std::vector<std::string> calls;

@@ -41,7 +41,8 @@ Fixture Healthy() {
   f.gpus.device_count = Reading<int>::Of(2);
   f.gpus.gpus = {Gpu(0, "0000:3b:00.0"), Gpu(1, "0000:86:00.0")};
   f.host.nvidia_module_version = Reading<std::string>::Of("550.90.07");
-  f.host.pci_gpus = Reading<std::vector<GpuPciTopology>>::Of({Pci("0000:3b:00.0"), Pci("0000:86:00.0")});
+  f.host.pci_gpus =
+      Reading<std::vector<GpuPciTopology>>::Of({Pci("0000:3b:00.0"), Pci("0000:86:00.0")});
   return f;
 }
 
@@ -152,7 +153,8 @@ TEST(DriverRulesTest, AllowedVersions) {
   EXPECT_NE(Find(out, "driver.version_allowed", Severity::kOk), nullptr);
   EXPECT_NE(Find(out, "driver.cuda_version_allowed", Severity::kFail), nullptr);
 
-  f.gpus.cuda_driver_version = Reading<int>::Unsupported("nvmlSystemGetCudaDriverVersion_v2: not supported");
+  f.gpus.cuda_driver_version =
+      Reading<int>::Unsupported("nvmlSystemGetCudaDriverVersion_v2: not supported");
   EXPECT_NE(Find(f.Run(), "driver.cuda_version_allowed", Severity::kUnknown), nullptr);
 }
 
@@ -184,6 +186,27 @@ TEST(DriverRulesTest, LostGpuAndHungCalls) {
   ASSERT_NE(hung, nullptr);
   EXPECT_NE(hung->summary.find("nvmlDeviceGetPowerUsage"), std::string::npos);
   EXPECT_EQ(Find(out, "gpu.lost", Severity::kOk), nullptr);
+}
+
+}  // namespace
+}  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+TEST(DriverRulesTest, AbandonedGpusAreUnknownNotMissing) {
+  Fixture f = Healthy();
+  // NVML hung on gpu1's handle: it has no address, so the PCI comparison cannot blame it.
+  f.gpus.gpus[1].pci_bus_id.clear();
+  f.gpus.gpus[1].abandoned = true;
+  f.gpus.gpus[1].failures.push_back({"nvmlDeviceGetHandleByIndex_v2",
+                                     "nvmlDeviceGetHandleByIndex_v2: skipped: nvmlX hung earlier",
+                                     true});
+  auto out = f.Run();
+  EXPECT_NE(Find(out, "driver.gpus_visible", Severity::kUnknown), nullptr);
+  const Finding* q = Find(out, "gpu.query_failed", Severity::kUnknown);
+  ASSERT_NE(q, nullptr);
+  EXPECT_NE(q->summary.find("NVML stopped answering"), std::string::npos);
 }
 
 }  // namespace

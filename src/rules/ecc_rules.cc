@@ -222,7 +222,7 @@ void CheckRowRemap(const GpuState& gpu, const std::string& subject, const Thresh
 void CheckEcc(const CheckInput& in, const Policy& policy, std::vector<Finding>& out) {
   const Thresholds& t = policy.thresholds;
   for (const GpuState& gpu : in.gpus.gpus) {
-    if (gpu.lost) continue;  // gpu.lost reports it
+    if (!Evaluable(gpu)) continue;  // gpu.lost / gpu.query_failed report it
     const std::string subject = GpuSubject(gpu);
     CheckMode(gpu, subject, out);
     CheckVolatile(gpu, subject, t, out);

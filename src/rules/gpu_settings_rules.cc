@@ -161,7 +161,7 @@ void CheckLinkErrors(const GpuState& gpu, const std::string& subject, const Thre
 
 void CheckGpuSettings(const CheckInput& in, const Policy& policy, std::vector<Finding>& out) {
   for (const GpuState& gpu : in.gpus.gpus) {
-    if (gpu.lost) continue;  // gpu.lost reports it
+    if (!Evaluable(gpu)) continue;  // gpu.lost / gpu.query_failed report it
     const std::string subject = GpuSubject(gpu);
     CheckPersistence(gpu, subject, out);
     CheckMig(gpu, subject, out);

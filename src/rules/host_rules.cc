@@ -118,9 +118,8 @@ void CheckNumaAffinity(const CheckInput& in, std::vector<Finding>& out) {
     if (!f.numa_node.has() || !f.local_cpus.has()) {
       if (!reported_no_numa) {
         const std::string& why = f.numa_node.has() ? f.local_cpus.note : f.numa_node.note;
-        out.push_back(MakeFinding(kId, "host", Severity::kInfo,
-                                  "no NUMA information: affinity not checked",
-                                  {{"numa_node", why, ""}}));
+        out.push_back(NotChecked(kId, "host", "no NUMA information: affinity not checked",
+                                 {{"numa_node", why, ""}}));
         reported_no_numa = true;
       }
       continue;
@@ -167,9 +166,8 @@ void CheckGovernor(const CheckInput& in, std::vector<Finding>& out) {
   constexpr const char* kId = "cpu.governor";
   const CpuFreqState& cf = in.host.cpufreq;
   if (cf.governors.empty()) {
-    out.push_back(MakeFinding(kId, "host", Severity::kInfo,
-                              "cpufreq not exposed: governor not checked",
-                              {{"cpufreq", cf.note, ""}}));
+    out.push_back(NotChecked(kId, "host", "cpufreq not exposed: governor not checked",
+                             {{"cpufreq", cf.note, ""}}));
     return;
   }
   std::vector<Evidence> ev;
@@ -210,8 +208,7 @@ void CheckCpuQuota(const CheckInput& in, const Thresholds& t, std::vector<Findin
   }
   if (!cg.cpu_quota_cores.has()) {
     if (cg.cpu_quota_cores.unsupported()) {
-      out.push_back(MakeFinding(kId, subject, Severity::kInfo,
-                                "CPU quota not checked: " + cg.cpu_quota_cores.note));
+      out.push_back(NotChecked(kId, subject, "CPU quota not checked: " + cg.cpu_quota_cores.note));
     }
     return;
   }
@@ -255,8 +252,8 @@ void CheckMemoryLimit(const CheckInput& in, const Thresholds& t, std::vector<Fin
   }
   if (!cg.memory_max_bytes.has()) {
     if (cg.memory_max_bytes.unsupported()) {
-      out.push_back(MakeFinding(kId, subject, Severity::kInfo,
-                                "memory limit not checked: " + cg.memory_max_bytes.note));
+      out.push_back(
+          NotChecked(kId, subject, "memory limit not checked: " + cg.memory_max_bytes.note));
     }
     return;
   }
@@ -297,8 +294,7 @@ void CheckMemoryAvailable(const CheckInput& in, const Thresholds& t, std::vector
   if (!m.total_bytes.has() || !m.available_bytes.has()) {
     const std::string& why = m.total_bytes.has() ? m.available_bytes.note : m.total_bytes.note;
     if (!why.empty()) {
-      out.push_back(
-          MakeFinding(kId, "host", Severity::kInfo, "available memory not checked: " + why));
+      out.push_back(NotChecked(kId, "host", "available memory not checked: " + why));
     }
     return;
   }
@@ -355,8 +351,8 @@ void CheckPressure(const CheckInput& in, const Thresholds& t, std::vector<Findin
                               "memory, io and cpu pressure below thresholds", std::move(ev)));
   } else {
     const std::string& why = psi.cpu_some.note.empty() ? psi.memory_full.note : psi.cpu_some.note;
-    out.push_back(MakeFinding(kId, "host", Severity::kInfo,
-                              "PSI not available: pressure not checked", {{"psi", why, ""}}));
+    out.push_back(
+        NotChecked(kId, "host", "PSI not available: pressure not checked", {{"psi", why, ""}}));
   }
 }
 
@@ -368,37 +364,50 @@ void CheckDeviceNodes(const CheckInput& in, std::vector<Finding>& out) {
   const bool expected = (host.pci_gpus.has() && !host.pci_gpus->empty()) ||
                         host.nvidia_module_version.has() || !in.gpus.gpus.empty();
   if (!expected || host.device_nodes.empty()) return;
-  bool any_problem = false;
-  std::vector<Evidence> all;
+  std::vector<std::string> missing, inaccessible, ok_nodes;
+  bool uvm_missing = false;
+  std::vector<Evidence> ev;
   for (const DeviceNode& n : host.device_nodes) {
-    const bool uvm = n.path == "/dev/nvidia-uvm";
     if (!n.exists) {
-      any_problem = true;
-      out.push_back(
-          MakeFinding(kId, n.path, uvm ? Severity::kWarn : Severity::kFail,
-                      uvm ? "missing: CUDA loads nvidia-uvm on demand only when run as root"
-                          : "missing: CUDA cannot reach the GPU without it",
-                      {{"exists", "no", "yes"}}));
-      continue;
+      if (n.path == "/dev/nvidia-uvm") {
+        uvm_missing = true;
+      } else {
+        missing.push_back(n.path);
+      }
+    } else if (!n.readable || !n.writable) {
+      inaccessible.push_back(n.path);
+      ev.push_back({n.path,
+                    fmt::format("mode {:04o}, readable={}, writable={}", n.mode,
+                                n.readable ? "yes" : "no", n.writable ? "yes" : "no"),
+                    "read-write"});
+    } else {
+      ok_nodes.push_back(n.path);
     }
-    std::vector<Evidence> ev = {{"mode", fmt::format("{:04o}", n.mode), ""},
-                                {"readable", n.readable ? "yes" : "no", "yes"},
-                                {"writable", n.writable ? "yes" : "no", "yes"}};
-    if (!n.readable || !n.writable) {
-      any_problem = true;
-      out.push_back(MakeFinding(kId, n.path, Severity::kFail,
-                                "not readable and writable by this process: CUDA cannot open it as "
-                                "this user",
-                                std::move(ev)));
-      continue;
-    }
-    all.push_back({n.path, fmt::format("mode {:04o}, read-write", n.mode), ""});
   }
-  if (!any_problem) {
+  if (!missing.empty()) {
     out.push_back(MakeFinding(
-        kId, "host", Severity::kOk,
-        fmt::format("{} device nodes present and read-writable", host.device_nodes.size()),
-        std::move(all)));
+        kId, "host", Severity::kFail,
+        fmt::format("missing: {} (CUDA cannot reach the GPUs without them)", Join(missing, ", ")),
+        {{"missing", Join(missing, ", "), "present"}}));
+  }
+  if (!inaccessible.empty()) {
+    out.push_back(MakeFinding(kId, "host", Severity::kFail,
+                              fmt::format("not read-writable by this user: {} (CUDA cannot open "
+                                          "the GPUs as this user)",
+                                          Join(inaccessible, ", ")),
+                              std::move(ev)));
+  }
+  if (uvm_missing) {
+    out.push_back(MakeFinding(kId, "host", Severity::kWarn,
+                              "/dev/nvidia-uvm missing: CUDA creates it on demand only when run as "
+                              "root, so unprivileged jobs fail to initialise",
+                              {{"missing", "/dev/nvidia-uvm", "present"}}));
+  }
+  if (missing.empty() && inaccessible.empty() && !uvm_missing) {
+    out.push_back(
+        MakeFinding(kId, "host", Severity::kOk,
+                    fmt::format("{} device nodes present and read-writable", ok_nodes.size()),
+                    {{"nodes", Join(ok_nodes, ", "), ""}}));
   }
 }
 

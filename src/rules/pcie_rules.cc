@@ -381,7 +381,7 @@ void CheckPcie(const CheckInput& in, const Policy& policy, std::vector<Finding>&
   const Thresholds& th = policy.thresholds;
   if (in.gpus.state == GpuSourceState::kOk) {
     for (const GpuState& gpu : in.gpus.gpus) {
-      if (gpu.lost) continue;  // gpu.lost reports it
+      if (!Evaluable(gpu)) continue;  // gpu.lost / gpu.query_failed report it
       CheckTarget({GpuSubject(gpu), fmt::format("gpu{}", gpu.index), &gpu,
                    FindPci(in.host, gpu.pci_bus_id)},
                   in.host, th, out);

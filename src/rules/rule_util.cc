@@ -14,6 +14,8 @@ std::string GpuSubject(const GpuState& gpu) {
   return fmt::format("gpu{} ({})", gpu.index, gpu.pci_bus_id);
 }
 
+bool Evaluable(const GpuState& gpu) { return !gpu.lost && !gpu.abandoned; }
+
 const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_address) {
   if (!host.pci_gpus.has()) return nullptr;
   for (const GpuPciTopology& t : *host.pci_gpus) {
@@ -31,6 +33,17 @@ Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
   f.severity = severity;
   f.summary = std::move(summary);
   f.evidence = std::move(evidence);
+  return f;
+}
+
+Finding NotChecked(std::string_view id, std::string subject, std::string summary,
+                   std::vector<Evidence> evidence) {
+  Finding f =
+      MakeFinding(id, std::move(subject), Severity::kInfo, std::move(summary), std::move(evidence));
+  f.meaning = "This check could not run on this machine: its input is not exposed here.";
+  f.decision =
+      "Nothing to fix for this check; run gpuvet where the input is visible (bare metal, "
+      "or a container with the host's /sys and /proc) if the answer matters.";
   return f;
 }
 

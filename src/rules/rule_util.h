@@ -22,12 +22,21 @@ struct CheckInput {
 // "gpu0 (0000:3b:00.0)".
 std::string GpuSubject(const GpuState& gpu);
 
+// False for GPUs whose per-GPU checks cannot run: lost (gpu.lost reports them) or abandoned
+// after an NVML hang (gpu.query_failed reports them).
+bool Evaluable(const GpuState& gpu);
+
 // The sysfs topology of `gpu` (matched by PCI address), or nullptr.
 const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_address);
 
 // Builds a finding; `id` must be in the catalogue (checked in debug builds and tests).
 Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
                     std::string summary, std::vector<Evidence> evidence = {});
+
+// An info finding for a check that could not run on this machine (the input is not exposed, e.g.
+// no cpufreq in a VM); its meaning and decision say so instead of the catalogue's problem text.
+Finding NotChecked(std::string_view id, std::string subject, std::string summary,
+                   std::vector<Evidence> evidence = {});
 
 // "1.5 GiB" style sizes and "12.3" style numbers for evidence.
 std::string FormatBytes(uint64_t bytes);

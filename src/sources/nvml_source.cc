@@ -81,6 +81,7 @@ class NvmlCaller {
   Outcome TimedOut(const char* call, const std::string& message) {
     const bool skipped = StartsWith(message, "skipped");
     if (!skipped) AddFailure(call, message, true);
+    if (gpu_ != nullptr) gpu_->abandoned = true;
     // "nvmlX: did not return within 2000 ms" / "nvmlX: skipped: nvmlY hung earlier"
     std::string_view what = message;
     if (StartsWith(what, call)) what.remove_prefix(std::strlen(call) + 1);
