@@ -41,7 +41,7 @@ struct LinkPair {
   State state = State::kSkip;
   int current = 0;
   int max = 0;
-  std::string source;  // "nvml" or "sysfs"
+  std::string source;  // "gpu" (NVML or a capture) or "sysfs"
   std::string error;   // what could not be read, when kError
 };
 
@@ -100,10 +100,10 @@ LinkPair WidthOf(const GpuState* gpu, const PciFunction* fn) {
   std::vector<std::string> errors;
   if (gpu != nullptr) {
     if (gpu->pcie_width.has() && gpu->pcie_width_max.has()) {
-      return Value(*gpu->pcie_width, *gpu->pcie_width_max, "nvml");
+      return Value(*gpu->pcie_width, *gpu->pcie_width_max, "gpu");
     }
-    NoteError(gpu->pcie_width, "nvml pcie_width", errors);
-    NoteError(gpu->pcie_width_max, "nvml pcie_width_max", errors);
+    NoteError(gpu->pcie_width, "gpu pcie_width", errors);
+    NoteError(gpu->pcie_width_max, "gpu pcie_width_max", errors);
   }
   if (fn != nullptr) {
     if (fn->link.width.has() && fn->link.max_width.has()) {
@@ -120,10 +120,10 @@ LinkPair GenOf(const GpuState* gpu, const PciFunction* fn) {
   std::vector<std::string> errors;
   if (gpu != nullptr) {
     if (gpu->pcie_gen.has() && gpu->pcie_gen_max.has()) {
-      return Value(*gpu->pcie_gen, *gpu->pcie_gen_max, "nvml");
+      return Value(*gpu->pcie_gen, *gpu->pcie_gen_max, "gpu");
     }
-    NoteError(gpu->pcie_gen, "nvml pcie_gen", errors);
-    NoteError(gpu->pcie_gen_max, "nvml pcie_gen_max", errors);
+    NoteError(gpu->pcie_gen, "gpu pcie_gen", errors);
+    NoteError(gpu->pcie_gen_max, "gpu pcie_gen_max", errors);
   }
   if (fn != nullptr) {
     const PciLink& l = fn->link;

@@ -107,7 +107,7 @@ TEST(PcieRules, HealthyGpuGetsOneOkPerCheck) {
   }
   Finding width = One(fs, "pcie.link_width_reduced");
   EXPECT_EQ(EvidenceValue(width, "current_width"), "16");
-  EXPECT_EQ(EvidenceValue(width, "source"), "nvml");
+  EXPECT_EQ(EvidenceValue(width, "source"), "gpu");
   EXPECT_EQ(EvidenceValue(width, "upstream_bridge current_width"), "16");
 }
 
@@ -141,7 +141,7 @@ TEST(PcieRules, WidthUnreadableEverywhereIsUnknown) {
   auto width = With(fs, "pcie.link_width_reduced");
   ASSERT_EQ(width.size(), 2u);  // the GPU unknown, the bridge ok
   EXPECT_EQ(width[0].severity, Severity::kUnknown);
-  EXPECT_NE(width[0].summary.find("nvml pcie_width: timed out"), std::string::npos);
+  EXPECT_NE(width[0].summary.find("gpu pcie_width: timed out"), std::string::npos);
   EXPECT_NE(width[0].summary.find("garbled"), std::string::npos);
   EXPECT_EQ(width[1].severity, Severity::kOk);
   EXPECT_EQ(width[1].subject, kBridgeSubject);

@@ -124,6 +124,8 @@ TEST_P(FixtureTest, MatchesGoldenOutputs) {
   }
   FixtureRun json_run = RunFixture(name, "json");
   ASSERT_FALSE(json_run.result.timed_out) << name << " did not finish in 60 s";
+  // Even a wedged NVML (nvml-hang) must not hold the check up: calls are time-bounded.
+  EXPECT_LT(json_run.result.seconds, 10) << name;
   ASSERT_TRUE(json_run.result.exit_code == 0 || json_run.result.exit_code == 1)
       << name << " exited " << json_run.result.exit_code << "\nstderr: " << json_run.result.err;
   nlohmann::json report = nlohmann::json::parse(json_run.result.out);
@@ -225,6 +227,30 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Gpuvet({"check", "--format", "yaml"}).exit_code, 2);
   EXPECT_EQ(Gpuvet({"check", "--bogus-flag"}).exit_code, 2);
   EXPECT_EQ(Gpuvet({}).exit_code, 2);
+}
+
+TEST(CliTest, DumpNvmlReplaysToTheSameReport) {
+  // A node recorded with `debug dump-nvml` must check exactly like the node itself.
+  fs::path dir = fs::path(GPUVET_FIXTURES_DIR) / "ecc-dbe";
+  std::string scenario_env = "GPUVET_FAKE_NVML_SCENARIO=" + (dir / "nvml.json").string();
+  RunResult dump = Gpuvet({"debug", "dump-nvml", "--nvml-lib", GPUVET_FAKE_NVML_LIB},
+                          {scenario_env});
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  fs::path recorded = fs::path(::testing::TempDir()) / "gpuvet_e2e_dumped.json";
+  WriteText(recorded, dump.out);
+  std::vector<std::string> check = {"check", "--root", (dir / "root").string(), "--nvml-lib",
+                                    GPUVET_FAKE_NVML_LIB, "--format", "json", "--now", kNow};
+  RunResult original = Gpuvet(check, {scenario_env});
+  RunResult replayed = Gpuvet(check, {"GPUVET_FAKE_NVML_SCENARIO=" + recorded.string()});
+  EXPECT_EQ(original.exit_code, 1);
+  EXPECT_EQ(replayed.exit_code, original.exit_code);
+  EXPECT_EQ(replayed.out, original.out);
+}
+
+TEST(CliTest, DumpNvmlWithoutDriverIsAnError) {
+  RunResult r = Gpuvet({"debug", "dump-nvml", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("NVML unavailable"), std::string::npos) << r.err;
 }
 
 TEST(CliTest, TruncatedCaptureIsAnInputError) {

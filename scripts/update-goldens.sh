@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Regenerates the fixture trees and rewrites every golden output (expected.txt / expected.json)
+# from the current binary. Review `git diff tests/fixtures` before committing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build/test}
+python3 tests/fixtures/generate.py >/dev/null
+cmake -S . -B "$BUILD" -G Ninja >/dev/null
+cmake --build "$BUILD" --target e2e_test gpuvet fake_nvml
+GPUVET_UPDATE_GOLDEN=1 "$BUILD/tests/e2e/e2e_test" --gtest_filter='Fixtures*'
+git status --short tests/fixtures
