@@ -14,6 +14,7 @@ JOBS=${JOBS:-$(nproc)}
 PACKAGES=(
   cmake ninja-build g++ pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
+  libsqlite3-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

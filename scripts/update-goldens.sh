@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build/test}
 python3 tests/fixtures/generate.py >/dev/null
+python3 tests/fixtures/traces/generate.py >/dev/null
 cmake -S . -B "$BUILD" -G Ninja >/dev/null
 cmake --build "$BUILD" --target e2e_test gpuvet fake_nvml
-GPUVET_UPDATE_GOLDEN=1 "$BUILD/tests/e2e/e2e_test" --gtest_filter='Fixtures*'
+GPUVET_UPDATE_GOLDEN=1 "$BUILD/tests/e2e/e2e_test" --gtest_filter='Fixtures*:TraceFixtures*'
 git status --short tests/fixtures

@@ -94,8 +94,8 @@ int RunCheck(const CheckFlags& in_flags) {
   for (const auto* list : {&flags.only, &flags.skip}) {
     for (const std::string& s : *list) {
       if (!FindCatalogueEntry(s) && !IsCatalogueArea(s)) {
-        return UsageError(fmt::format(
-            "'{}' is neither a check id nor an area; `gpuvet checks` lists them", s));
+        return UsageError(
+            fmt::format("'{}' is neither a check id nor an area; `gpuvet checks` lists them", s));
       }
     }
   }
@@ -177,8 +177,9 @@ int RunCheck(const CheckFlags& in_flags) {
 
 void AddCheckCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<CheckFlags>();
-  CLI::App* cmd = app.add_subcommand("check", "Is this node fit to take work? Runs every node "
-                                              "check and prints findings with a verdict.");
+  CLI::App* cmd = app.add_subcommand("check",
+                                     "Is this node fit to take work? Runs every node "
+                                     "check and prints findings with a verdict.");
   cmd->add_option("--root", flags->root,
                   "Read /proc, /sys and /dev under this directory (fixture trees, containers)");
   cmd->add_option("--kernel-log", flags->kernel_log,

@@ -18,10 +18,10 @@ struct CheckFlags {
   std::string policy;           // --policy FILE
   std::string format = "text";  // --format text|json
   std::vector<std::string> only, skip;
-  int pid = 0;                  // --pid
-  std::string nvidia_smi_xml;   // --nvidia-smi-xml FILE
-  std::string now;              // --now (ISO timestamp, for reproducible output)
-  std::string color = "auto";   // --color auto|always|never
+  int pid = 0;                 // --pid
+  std::string nvidia_smi_xml;  // --nvidia-smi-xml FILE
+  std::string now;             // --now (ISO timestamp, for reproducible output)
+  std::string color = "auto";  // --color auto|always|never
   bool verbose = false;
 };
 

@@ -8,6 +8,7 @@
 #include "cli/check_command.h"
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
+#include "cli/trace_command.h"
 #include "core/report.h"
 
 #ifndef GPUVET_VERSION
@@ -24,10 +25,8 @@ struct CommandEntry {
 };
 
 constexpr CommandEntry kCommands[] = {
-    {"check", AddCheckCommand},
-    {"checks", AddChecksCommand},
-    {"explain", AddExplainCommand},
-    {"debug", AddDebugCommand},
+    {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
+    {"trace", AddTraceCommand}, {"debug", AddDebugCommand},
 };
 
 }  // namespace

@@ -50,7 +50,8 @@ void AddDebugCommand(CLI::App& app, int* exit_code) {
   debug->require_subcommand(1);
   auto flags = std::make_shared<DumpFlags>();
   CLI::App* dump = debug->add_subcommand(
-      "dump-nvml", "Write this node's NVML answers as a fake-NVML scenario (docs/nvml-scenario.md)");
+      "dump-nvml",
+      "Write this node's NVML answers as a fake-NVML scenario (docs/nvml-scenario.md)");
   dump->add_option("-o,--output", flags->output, "Output file (default: stdout)");
   dump->add_option("--nvml-lib", flags->nvml_lib, "Path of libnvidia-ml.so.1 to load")
       ->envname("GPUVET_NVML_LIB");

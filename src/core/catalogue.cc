@@ -189,6 +189,56 @@ constexpr CatalogueEntry kCatalogue[] = {
     {"throttle.thermal", "throttle", "Thermal slowdown active",
      "Clocks are reduced because the GPU (or its memory) is too hot.",
      "Fix cooling: airflow, fan curves, inlet temperature, dust; check neighbouring cards."},
+    {"trace.comm_bound", "trace", "Communication share of GPU time",
+     "Collective communication (NCCL/RCCL kernels) takes a large share of the GPU time and is "
+     "poorly overlapped with compute: ranks wait on each other or on the network.",
+     "Overlap communication with compute (bucketed all-reduce, FSDP prefetch), check the "
+     "interconnect (NVLink/InfiniBand health, NCCL topology) and look for straggler ranks."},
+    {"trace.compute_bound", "trace", "GPU busy with compute",
+     "The GPU is busy with compute kernels most of the time: the job is limited by the GPU itself, "
+     "which is where it should be.",
+     "A faster GPU, lower precision (BF16/FP8, tensor cores) or fused kernels speed this job up; "
+     "host-side tuning will not."},
+    {"trace.host_cpu_bound", "trace", "GPU waiting on the host",
+     "The GPU sits idle because the host does not enqueue work fast enough: Python overhead, data "
+     "loading, preprocessing or other CPU work between launches.",
+     "Profile the host side (data loader workers, pinned-memory prefetch, torch.compile or CUDA "
+     "graphs to cut per-step Python); a faster GPU would not help this job."},
+    {"trace.idle", "trace", "GPU idle share",
+     "The GPU is idle for a large part of the traced span without a clear single cause in the "
+     "trace.",
+     "Look at the idle-time breakdown per stream and at the host threads around the gaps; capture "
+     "a longer or steadier window if the trace covers start-up."},
+    {"trace.input", "trace", "Trace readable and complete",
+     "The trace could not be read completely (truncated or corrupted), or holds no GPU activity "
+     "(a CPU-only rank): results cover only what was read.",
+     "Re-capture or re-copy the trace; for a CPU-only rank check that the process saw a GPU "
+     "(CUDA_VISIBLE_DEVICES, device placement)."},
+    {"trace.launch_bound", "trace", "Kernel launch overhead",
+     "Many kernels run for less time than it takes to launch them, so the GPU waits between tiny "
+     "kernels: the job is bound by launch overhead, not by GPU speed.",
+     "Batch more work per kernel (larger batches, fused ops, torch.compile) or capture the step "
+     "in a CUDA graph to remove per-kernel launch cost."},
+    {"trace.pageable_copies", "trace", "Host-device copies from pageable memory",
+     "Host-device copies use pageable (non-pinned) host memory: they are staged through a "
+     "bounce buffer, run slower and block the host even when called asynchronously.",
+     "Pin the host buffers (DataLoader(pin_memory=True), tensor.pin_memory(), cudaHostAlloc) and "
+     "copy with non_blocking=True."},
+    {"trace.straggler", "trace", "Straggler ranks",
+     "One or more ranks start collectives consistently later than the others; every other rank "
+     "waits for them at each collective.",
+     "Inspect the straggler's host (CPU load, data loading, thermal or power throttling, a "
+     "degraded link) with `gpuvet check` on that node."},
+    {"trace.sync_stalls", "trace", "Host synchronisation",
+     "The host blocks on the GPU often or for long (cudaDeviceSynchronize, cudaStreamSynchronize, "
+     "synchronous copies, `.item()`/`.cpu()` scalar reads), which serialises host and GPU.",
+     "Remove per-step synchronisation: keep metrics on the GPU and read them every N steps, use "
+     "non_blocking copies and events instead of full synchronisation."},
+    {"trace.transfer_bound", "trace", "Host-device transfers",
+     "Host-device copies take a large share of GPU time or stall compute: the job is bound by "
+     "transfers over PCIe.",
+     "Pin memory and overlap copies with compute (prefetch on a side stream), move preprocessing "
+     "to the GPU, and confirm the link runs at full width and speed (`gpuvet check`)."},
     {"xid.application", "xid", "Xid errors caused by applications",
      "The driver logged Xid errors that application faults cause (illegal address, exceptions, "
      "killed contexts). They are not hardware faults by themselves.",

@@ -70,9 +70,12 @@ constexpr size_t kWidth = 100;    // wrap column
 constexpr size_t kLabel = 10;     // "evidence  "
 const std::string kPad(10, ' ');  // detail lines align with the finding id
 
-// Word-wraps `text` after an optional label; continuation lines align with the text.
-std::string Block(const std::string& label, const std::string& text) {
+// `text` after an optional label. Prose (meaning, decision) is word-wrapped with continuation lines
+// aligned; data (summary, evidence) stays on one line, so output does not depend on the length of
+// paths inside it.
+std::string Block(const std::string& label, const std::string& text, bool wrap = false) {
   std::string lead = kPad + (label.empty() ? "" : fmt::format("{:<{}}", label, kLabel));
+  if (!wrap) return lead + text + "\n";
   std::string hang(lead.size(), ' ');
   std::string out, line = lead;
   for (std::string_view word : SplitWhitespace(text)) {
@@ -147,10 +150,10 @@ std::string RenderGroup(const Group& g, const TextOptions& opt) {
   bool problem = f.severity != Severity::kInfo;
   if (problem || opt.verbose) {
     std::string meaning = !f.meaning.empty() ? f.meaning : (e ? std::string(e->meaning) : "");
-    if (!meaning.empty()) out += Block("meaning", meaning);
+    if (!meaning.empty()) out += Block("meaning", meaning, /*wrap=*/true);
   }
   std::string decision = !f.decision.empty() ? f.decision : (e ? std::string(e->decision) : "");
-  if (!decision.empty()) out += Block("decision", decision);
+  if (!decision.empty()) out += Block("decision", decision, /*wrap=*/true);
   return out;
 }
 
@@ -188,16 +191,15 @@ std::string VerdictLine(const CheckReport& r) {
   return fmt::format("verdict: {} ({})", word, parts.empty() ? "no checks ran" : Join(parts, ", "));
 }
 
-std::string RenderText(const CheckReport& r, const TextOptions& opt) {
-  std::string out = Header(r);
+std::string RenderFindings(const std::vector<Finding>& findings, const TextOptions& opt) {
+  std::string out;
   std::vector<std::string> areas;
   std::map<std::string, std::vector<const Finding*>> by_area;
-  for (const Finding& f : r.findings) {
+  for (const Finding& f : findings) {
     std::string area = AreaOf(f);
     if (!by_area.count(area)) areas.push_back(area);
     by_area[area].push_back(&f);
   }
-  out += "\n";
   for (const std::string& area : areas) {
     const auto& list = by_area[area];
     out += AreaLine(area, list);
@@ -207,6 +209,11 @@ std::string RenderText(const CheckReport& r, const TextOptions& opt) {
     }
     for (const Group& g : GroupFindings(shown)) out += RenderGroup(g, opt);
   }
+  return out;
+}
+
+std::string RenderText(const CheckReport& r, const TextOptions& opt) {
+  std::string out = Header(r) + "\n" + RenderFindings(r.findings, opt);
   std::string verdict = VerdictLine(r);
   if (opt.color) verdict = std::string(Colour(r.verdict)) + verdict + "\033[0m";
   out += "\n" + verdict + "\n";

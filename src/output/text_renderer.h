@@ -16,6 +16,10 @@ struct TextOptions {
 
 std::string RenderText(const CheckReport& report, const TextOptions& options);
 
+// The findings section alone: findings grouped by area with per-area counts, problems in full,
+// passed checks condensed unless verbose. Shared by every report that carries findings.
+std::string RenderFindings(const std::vector<Finding>& findings, const TextOptions& options);
+
 // The final verdict line alone, e.g. "verdict: UNHEALTHY (1 fail, 2 warn, 40 ok)".
 std::string VerdictLine(const CheckReport& report);
 

@@ -3,54 +3,21 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.h"
+#include "testing/findings.h"
+#include "testing/gpu_builders.h"
+#include "testing/rule_check.h"
 
 namespace gpuvet {
 namespace {
 
-GpuState HealthyGpu() {
-  GpuState g;
-  g.index = 1;
-  g.pci_bus_id = "0000:3c:00.0";
-  g.gpu_util_pct = Reading<int>::Of(95);
-  g.clock_event_reasons = Reading<uint64_t>::Of(0);
-  g.sm_clock_mhz = Reading<int>::Of(1980);
-  g.sm_clock_max_mhz = Reading<int>::Of(1980);
-  g.temperature_c = Reading<int>::Of(60);
-  g.slowdown_temperature_c = Reading<int>::Of(87);
-  g.power_w = Reading<double>::Of(500);
-  g.power_limit_w = Reading<double>::Of(700);
-  g.default_power_limit_w = Reading<double>::Of(700);
-  return g;
-}
+using test::CountFindings;
+using test::OnlyFinding;
+
+// gpu1, busy and healthy on every check (tests/testing/gpu_builders.h).
+GpuState HealthyGpu() { return test::HealthyGpu(1, "0000:3c:00.0"); }
 
 std::vector<Finding> Evaluate(const GpuState& gpu, const Policy& policy = Policy{}) {
-  HostState host;
-  GpuInventory inv;
-  inv.state = GpuSourceState::kOk;
-  inv.gpus.push_back(gpu);
-  std::vector<Finding> out;
-  CheckClocks(CheckInput{host, inv}, policy, out);
-  return out;
-}
-
-// The only finding with `id`; fails the test when there is not exactly one.
-Finding One(const std::vector<Finding>& fs, std::string_view id) {
-  Finding found;
-  int n = 0;
-  for (const Finding& f : fs) {
-    if (f.id == id) {
-      found = f;
-      ++n;
-    }
-  }
-  EXPECT_EQ(n, 1) << "findings with id " << id;
-  return found;
-}
-
-int Count(const std::vector<Finding>& fs, std::string_view id) {
-  int n = 0;
-  for (const Finding& f : fs) n += f.id == id;
-  return n;
+  return test::RunCheckOnGpu(CheckClocks, gpu, policy);
 }
 
 GpuState WithReasons(uint64_t bits) {
@@ -64,7 +31,7 @@ TEST(ClockRules, HealthyBusyGpuIsOkOnEveryCheck) {
   for (const char* id :
        {"throttle.sw_power_cap", "throttle.hw_slowdown", "throttle.thermal", "throttle.power_brake",
         "clocks.sm_below_max", "thermal.margin", "power.limit"}) {
-    Finding f = One(fs, id);
+    Finding f = OnlyFinding(fs, id);
     EXPECT_EQ(f.severity, Severity::kOk) << id;
     EXPECT_EQ(f.subject, "gpu1 (0000:3c:00.0)");
   }
@@ -73,25 +40,26 @@ TEST(ClockRules, HealthyBusyGpuIsOkOnEveryCheck) {
 
 TEST(ClockRules, PowerCapWarnsWhenBusyInfoWhenIdle) {
   GpuState g = WithReasons(clock_reason::kSwPowerCap);
-  Finding busy = One(Evaluate(g), "throttle.sw_power_cap");
+  Finding busy = OnlyFinding(Evaluate(g), "throttle.sw_power_cap");
   EXPECT_EQ(busy.severity, Severity::kWarn);
   EXPECT_EQ(busy.summary, "power cap lowering clocks under load (700 W limit)");
   g.gpu_util_pct = Reading<int>::Of(10);
-  EXPECT_EQ(One(Evaluate(g), "throttle.sw_power_cap").severity, Severity::kInfo);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "throttle.sw_power_cap").severity, Severity::kInfo);
 }
 
 TEST(ClockRules, HwSlowdownFailsAndNamesPowerBrake) {
   auto fs = Evaluate(WithReasons(clock_reason::kHwSlowdown | clock_reason::kHwPowerBrakeSlowdown));
-  Finding slow = One(fs, "throttle.hw_slowdown");
+  Finding slow = OnlyFinding(fs, "throttle.hw_slowdown");
   EXPECT_EQ(slow.severity, Severity::kFail);
   EXPECT_NE(slow.summary.find("power brake"), std::string::npos);
-  EXPECT_EQ(One(fs, "throttle.power_brake").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(fs, "throttle.power_brake").severity, Severity::kFail);
 }
 
 TEST(ClockRules, SwThermalWarnsHwThermalFails) {
-  Finding sw = One(Evaluate(WithReasons(clock_reason::kSwThermalSlowdown)), "throttle.thermal");
+  Finding sw =
+      OnlyFinding(Evaluate(WithReasons(clock_reason::kSwThermalSlowdown)), "throttle.thermal");
   EXPECT_EQ(sw.severity, Severity::kWarn);
-  Finding hw = One(
+  Finding hw = OnlyFinding(
       Evaluate(WithReasons(clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown)),
       "throttle.thermal");
   EXPECT_EQ(hw.severity, Severity::kFail);
@@ -103,7 +71,7 @@ TEST(ClockRules, UnreadableReasonsAreUnknownForEveryThrottleId) {
   auto fs = Evaluate(g);
   for (const char* id : {"throttle.sw_power_cap", "throttle.hw_slowdown", "throttle.thermal",
                          "throttle.power_brake"}) {
-    Finding f = One(fs, id);
+    Finding f = OnlyFinding(fs, id);
     EXPECT_EQ(f.severity, Severity::kUnknown) << id;
     EXPECT_NE(f.summary.find("999"), std::string::npos);
   }
@@ -113,20 +81,20 @@ TEST(ClockRules, UnsupportedReasonsAreSkipped) {
   GpuState g = HealthyGpu();
   g.clock_event_reasons = Reading<uint64_t>::Unsupported("not supported");
   auto fs = Evaluate(g);
-  EXPECT_EQ(Count(fs, "throttle.sw_power_cap") + Count(fs, "throttle.hw_slowdown") +
-                Count(fs, "throttle.thermal") + Count(fs, "throttle.power_brake"),
+  EXPECT_EQ(CountFindings(fs, "throttle.sw_power_cap") + CountFindings(fs, "throttle.hw_slowdown") +
+                CountFindings(fs, "throttle.thermal") + CountFindings(fs, "throttle.power_brake"),
             0);
 }
 
 TEST(ClockRules, LowClockUnderLoadWithoutReasonWarns) {
   GpuState g = HealthyGpu();
   g.sm_clock_mhz = Reading<int>::Of(1000);
-  Finding f = One(Evaluate(g), "clocks.sm_below_max");
+  Finding f = OnlyFinding(Evaluate(g), "clocks.sm_below_max");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_EQ(f.summary, "SM clock 1000 of 1980 MHz under load, no throttle reason");
 
   g.clock_event_reasons = Reading<uint64_t>::Of(clock_reason::kApplicationsClocksSetting);
-  Finding app = One(Evaluate(g), "clocks.sm_below_max");
+  Finding app = OnlyFinding(Evaluate(g), "clocks.sm_below_max");
   EXPECT_EQ(app.severity, Severity::kWarn);
   EXPECT_NE(app.summary.find("applications clocks"), std::string::npos);
 }
@@ -134,7 +102,7 @@ TEST(ClockRules, LowClockUnderLoadWithoutReasonWarns) {
 TEST(ClockRules, LowClockExplainedByThrottleIsOk) {
   GpuState g = WithReasons(clock_reason::kSwPowerCap);
   g.sm_clock_mhz = Reading<int>::Of(1000);
-  Finding f = One(Evaluate(g), "clocks.sm_below_max");
+  Finding f = OnlyFinding(Evaluate(g), "clocks.sm_below_max");
   EXPECT_EQ(f.severity, Severity::kOk);
   EXPECT_NE(f.summary.find("power cap"), std::string::npos);
 }
@@ -143,12 +111,12 @@ TEST(ClockRules, LowClockWhileIdleIsOk) {
   GpuState g = HealthyGpu();
   g.sm_clock_mhz = Reading<int>::Of(210);
   g.gpu_util_pct = Reading<int>::Of(0);
-  Finding f = One(Evaluate(g), "clocks.sm_below_max");
+  Finding f = OnlyFinding(Evaluate(g), "clocks.sm_below_max");
   EXPECT_EQ(f.severity, Severity::kOk);
   EXPECT_EQ(f.summary, "idle: clocks are expected to be low");
 
   g.gpu_util_pct = Reading<int>::Error("timed out");  // unknown utilisation: idle, and says so
-  Finding unknown_util = One(Evaluate(g), "clocks.sm_below_max");
+  Finding unknown_util = OnlyFinding(Evaluate(g), "clocks.sm_below_max");
   EXPECT_EQ(unknown_util.severity, Severity::kOk);
   ASSERT_FALSE(unknown_util.evidence.empty());
   EXPECT_NE(unknown_util.evidence[0].value.find("treated as idle"), std::string::npos);
@@ -157,40 +125,40 @@ TEST(ClockRules, LowClockWhileIdleIsOk) {
 TEST(ClockRules, UnreadableClockUnderLoadIsUnknown) {
   GpuState g = HealthyGpu();
   g.sm_clock_mhz = Reading<int>::Error("nvmlDeviceGetClockInfo: timed out");
-  EXPECT_EQ(One(Evaluate(g), "clocks.sm_below_max").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "clocks.sm_below_max").severity, Severity::kUnknown);
 
   GpuState r = HealthyGpu();
   r.sm_clock_mhz = Reading<int>::Of(900);
   r.clock_event_reasons = Reading<uint64_t>::Error("timed out");
-  EXPECT_EQ(One(Evaluate(r), "clocks.sm_below_max").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Evaluate(r), "clocks.sm_below_max").severity, Severity::kUnknown);
 }
 
 TEST(ClockRules, ThermalMarginBranches) {
   GpuState g = HealthyGpu();
   g.temperature_c = Reading<int>::Of(80);  // 7 °C margin < 10
-  Finding warn = One(Evaluate(g), "thermal.margin");
+  Finding warn = OnlyFinding(Evaluate(g), "thermal.margin");
   EXPECT_EQ(warn.severity, Severity::kWarn);
   EXPECT_EQ(warn.summary, "80 °C, 7 °C below the 87 °C slowdown temperature");
   g.temperature_c = Reading<int>::Of(87);
-  EXPECT_EQ(One(Evaluate(g), "thermal.margin").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "thermal.margin").severity, Severity::kFail);
   g.temperature_c = Reading<int>::Of(77);  // exactly the margin: ok
-  EXPECT_EQ(One(Evaluate(g), "thermal.margin").severity, Severity::kOk);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "thermal.margin").severity, Severity::kOk);
   g.slowdown_temperature_c = Reading<int>::Error("nvmlDeviceGetTemperatureThreshold: 999");
-  EXPECT_EQ(One(Evaluate(g), "thermal.margin").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "thermal.margin").severity, Severity::kUnknown);
   g.slowdown_temperature_c = Reading<int>::Unsupported("not supported");
-  EXPECT_EQ(Count(Evaluate(g), "thermal.margin"), 0);
+  EXPECT_EQ(CountFindings(Evaluate(g), "thermal.margin"), 0);
 }
 
 TEST(ClockRules, PowerLimitBranches) {
   GpuState g = HealthyGpu();
   g.power_limit_w = Reading<double>::Of(500);
-  Finding warn = One(Evaluate(g), "power.limit");
+  Finding warn = OnlyFinding(Evaluate(g), "power.limit");
   EXPECT_EQ(warn.severity, Severity::kWarn);
   EXPECT_EQ(warn.summary, "power limit 500 W, below the 700 W default");
   g.power_limit_w = Reading<double>::Of(665);  // exactly 0.95 x 700
-  EXPECT_EQ(One(Evaluate(g), "power.limit").severity, Severity::kOk);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "power.limit").severity, Severity::kOk);
   g.default_power_limit_w = Reading<double>::Error("timed out");
-  EXPECT_EQ(One(Evaluate(g), "power.limit").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "power.limit").severity, Severity::kUnknown);
 }
 
 TEST(ClockRules, PolicyThresholdsApply) {
@@ -199,8 +167,8 @@ TEST(ClockRules, PolicyThresholdsApply) {
   p.thresholds.busy_util_pct = 99;  // 95 % is now idle
   GpuState g = WithReasons(clock_reason::kSwPowerCap);
   auto fs = Evaluate(g, p);
-  EXPECT_EQ(One(fs, "thermal.margin").severity, Severity::kWarn);
-  EXPECT_EQ(One(fs, "throttle.sw_power_cap").severity, Severity::kInfo);
+  EXPECT_EQ(OnlyFinding(fs, "thermal.margin").severity, Severity::kWarn);
+  EXPECT_EQ(OnlyFinding(fs, "throttle.sw_power_cap").severity, Severity::kInfo);
 }
 
 TEST(ClockRules, LostGpuIsSkipped) {

@@ -1,22 +1,21 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.h"
+#include "testing/gpu_builders.h"
+#include "testing/rule_check.h"
 
 namespace gpuvet {
 namespace {
 
 GpuState Gpu(int index, std::string bus) {
-  GpuState g;
-  g.index = index;
+  GpuState g = test::GpuAt(index, std::move(bus));
   g.name = "NVIDIA H100 80GB HBM3";
-  g.pci_bus_id = std::move(bus);
   return g;
 }
 
 GpuPciTopology Pci(std::string address, std::string driver = "nvidia") {
   GpuPciTopology t;
-  t.gpu.address = std::move(address);
-  t.gpu.vendor = 0x10de;
+  t.gpu = test::NvidiaFunction(std::move(address));
   t.gpu.driver = std::move(driver);
   return t;
 }
@@ -25,11 +24,7 @@ struct Fixture {
   HostState host;
   GpuInventory gpus;
   Policy policy;
-  std::vector<Finding> Run() {
-    std::vector<Finding> out;
-    CheckDriver(CheckInput{host, gpus}, policy, out);
-    return out;
-  }
+  std::vector<Finding> Run() { return test::RunCheck(CheckDriver, host, gpus, policy); }
 };
 
 Fixture Healthy() {

@@ -3,30 +3,19 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.h"
+#include "testing/findings.h"
+#include "testing/gpu_builders.h"
+#include "testing/rule_check.h"
 
 namespace gpuvet {
 namespace {
 
-// A healthy Ampere-or-newer GPU: ECC on, no errors, row remapping, no page retirement.
-GpuState HealthyGpu() {
-  GpuState g;
-  g.index = 2;
-  g.pci_bus_id = "0000:3d:00.0";
-  g.ecc_enabled = Reading<bool>::Of(true);
-  g.ecc_pending_enabled = Reading<bool>::Of(true);
-  g.ecc_corrected_volatile = Reading<uint64_t>::Of(0);
-  g.ecc_uncorrected_volatile = Reading<uint64_t>::Of(0);
-  g.ecc_corrected_aggregate = Reading<uint64_t>::Of(0);
-  g.ecc_uncorrected_aggregate = Reading<uint64_t>::Of(0);
-  g.retired_pages_sbe = Reading<int>::Unsupported("row remapping part");
-  g.retired_pages_dbe = Reading<int>::Unsupported("row remapping part");
-  g.retired_pages_pending = Reading<bool>::Unsupported("row remapping part");
-  g.remapped_rows_correctable = Reading<int>::Of(0);
-  g.remapped_rows_uncorrectable = Reading<int>::Of(0);
-  g.remap_pending = Reading<bool>::Of(false);
-  g.remap_failure = Reading<bool>::Of(false);
-  return g;
-}
+using test::CountFindings;
+using test::OnlyFinding;
+
+// gpu2, a healthy Ampere-or-newer GPU: ECC on, no errors, row remapping, no page retirement
+// (tests/testing/gpu_builders.h).
+GpuState HealthyGpu() { return test::HealthyGpu(2, "0000:3d:00.0"); }
 
 // A pre-Ampere GPU: page retirement instead of row remapping.
 GpuState HealthyVolta() {
@@ -42,61 +31,40 @@ GpuState HealthyVolta() {
 }
 
 std::vector<Finding> Evaluate(const GpuState& gpu, const Policy& policy = Policy{}) {
-  HostState host;
-  GpuInventory inv;
-  inv.state = GpuSourceState::kOk;
-  inv.gpus.push_back(gpu);
-  std::vector<Finding> out;
-  CheckEcc(CheckInput{host, inv}, policy, out);
-  return out;
-}
-
-int Count(const std::vector<Finding>& fs, std::string_view id) {
-  int n = 0;
-  for (const Finding& f : fs) n += f.id == id;
-  return n;
-}
-
-// The only finding with `id`; fails the test when there is not exactly one.
-Finding One(const std::vector<Finding>& fs, std::string_view id) {
-  EXPECT_EQ(Count(fs, id), 1) << "findings with id " << id;
-  for (const Finding& f : fs) {
-    if (f.id == id) return f;
-  }
-  return Finding{};
+  return test::RunCheckOnGpu(CheckEcc, gpu, policy);
 }
 
 TEST(EccRules, HealthyGpuIsOkAndSkipsPageRetirement) {
   auto fs = Evaluate(HealthyGpu());
   for (const char* id :
        {"ecc.mode", "ecc.volatile_dbe", "ecc.volatile_sbe", "ecc.aggregate_dbe", "ecc.row_remap"}) {
-    EXPECT_EQ(One(fs, id).severity, Severity::kOk) << id;
+    EXPECT_EQ(OnlyFinding(fs, id).severity, Severity::kOk) << id;
   }
-  EXPECT_EQ(Count(fs, "ecc.retired_pages"), 0);
+  EXPECT_EQ(CountFindings(fs, "ecc.retired_pages"), 0);
 }
 
 TEST(EccRules, HealthyVoltaIsOkAndSkipsRowRemap) {
   auto fs = Evaluate(HealthyVolta());
-  EXPECT_EQ(One(fs, "ecc.retired_pages").severity, Severity::kOk);
-  EXPECT_EQ(Count(fs, "ecc.row_remap"), 0);
+  EXPECT_EQ(OnlyFinding(fs, "ecc.retired_pages").severity, Severity::kOk);
+  EXPECT_EQ(CountFindings(fs, "ecc.row_remap"), 0);
 }
 
 TEST(EccRules, ModeBranches) {
   GpuState g = HealthyGpu();
   g.ecc_enabled = Reading<bool>::Of(false);
   g.ecc_pending_enabled = Reading<bool>::Of(false);
-  Finding off = One(Evaluate(g), "ecc.mode");
+  Finding off = OnlyFinding(Evaluate(g), "ecc.mode");
   EXPECT_EQ(off.severity, Severity::kWarn);
   EXPECT_EQ(off.summary, "ECC disabled on a GPU that supports it");
 
   g.ecc_pending_enabled = Reading<bool>::Of(true);
-  Finding enabling = One(Evaluate(g), "ecc.mode");
+  Finding enabling = OnlyFinding(Evaluate(g), "ecc.mode");
   EXPECT_EQ(enabling.severity, Severity::kWarn);
   EXPECT_NE(enabling.summary.find("pending until GPU reset"), std::string::npos);
 
   g.ecc_enabled = Reading<bool>::Of(true);
   g.ecc_pending_enabled = Reading<bool>::Of(false);
-  Finding disabling = One(Evaluate(g), "ecc.mode");
+  Finding disabling = OnlyFinding(Evaluate(g), "ecc.mode");
   EXPECT_EQ(disabling.severity, Severity::kInfo);
   EXPECT_NE(disabling.summary.find("after GPU reset"), std::string::npos);
 }
@@ -122,14 +90,15 @@ TEST(EccRules, UnreadableValuesAreUnknown) {
   auto fs = Evaluate(g);
   for (const char* id :
        {"ecc.mode", "ecc.volatile_dbe", "ecc.volatile_sbe", "ecc.aggregate_dbe", "ecc.row_remap"}) {
-    EXPECT_EQ(One(fs, id).severity, Severity::kUnknown) << id;
+    EXPECT_EQ(OnlyFinding(fs, id).severity, Severity::kUnknown) << id;
   }
-  EXPECT_NE(One(fs, "ecc.row_remap").summary.find("remap_pending: nvmlDeviceGetRemappedRows: 999"),
+  EXPECT_NE(OnlyFinding(fs, "ecc.row_remap")
+                .summary.find("remap_pending: nvmlDeviceGetRemappedRows: 999"),
             std::string::npos);
 
   GpuState v = HealthyVolta();
   v.retired_pages_pending = Reading<bool>::Error("timed out");
-  EXPECT_EQ(One(Evaluate(v), "ecc.retired_pages").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Evaluate(v), "ecc.retired_pages").severity, Severity::kUnknown);
 }
 
 TEST(EccRules, VolatileCounters) {
@@ -137,20 +106,20 @@ TEST(EccRules, VolatileCounters) {
   g.ecc_uncorrected_volatile = Reading<uint64_t>::Of(1);
   g.ecc_corrected_volatile = Reading<uint64_t>::Of(10000);
   auto fs = Evaluate(g);
-  EXPECT_EQ(One(fs, "ecc.volatile_dbe").severity, Severity::kFail);
-  EXPECT_EQ(One(fs, "ecc.volatile_sbe").severity, Severity::kWarn);
+  EXPECT_EQ(OnlyFinding(fs, "ecc.volatile_dbe").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(fs, "ecc.volatile_sbe").severity, Severity::kWarn);
   g.ecc_corrected_volatile = Reading<uint64_t>::Of(9999);
-  EXPECT_EQ(One(Evaluate(g), "ecc.volatile_sbe").severity, Severity::kOk);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "ecc.volatile_sbe").severity, Severity::kOk);
 }
 
 TEST(EccRules, LifetimeErrorsAreInfoWhenNoneSinceResetElseWarn) {
   GpuState g = HealthyGpu();
   g.ecc_uncorrected_aggregate = Reading<uint64_t>::Of(3);
-  EXPECT_EQ(One(Evaluate(g), "ecc.aggregate_dbe").severity, Severity::kInfo);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "ecc.aggregate_dbe").severity, Severity::kInfo);
   g.ecc_uncorrected_volatile = Reading<uint64_t>::Of(1);
-  EXPECT_EQ(One(Evaluate(g), "ecc.aggregate_dbe").severity, Severity::kWarn);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "ecc.aggregate_dbe").severity, Severity::kWarn);
   g.ecc_uncorrected_volatile = Reading<uint64_t>::Error("timed out");
-  Finding f = One(Evaluate(g), "ecc.aggregate_dbe");
+  Finding f = OnlyFinding(Evaluate(g), "ecc.aggregate_dbe");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_NE(f.summary.find("unknown"), std::string::npos);
 }
@@ -158,33 +127,33 @@ TEST(EccRules, LifetimeErrorsAreInfoWhenNoneSinceResetElseWarn) {
 TEST(EccRules, RetiredPagesBranches) {
   GpuState g = HealthyVolta();
   g.retired_pages_sbe = Reading<int>::Of(2);
-  EXPECT_EQ(One(Evaluate(g), "ecc.retired_pages").severity, Severity::kInfo);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "ecc.retired_pages").severity, Severity::kInfo);
   g.retired_pages_pending = Reading<bool>::Of(true);
-  Finding pending = One(Evaluate(g), "ecc.retired_pages");
+  Finding pending = OnlyFinding(Evaluate(g), "ecc.retired_pages");
   EXPECT_EQ(pending.severity, Severity::kFail);
   EXPECT_NE(pending.summary.find("reset the GPU"), std::string::npos);
   g.retired_pages_pending = Reading<bool>::Of(false);
   g.retired_pages_dbe = Reading<int>::Of(61);  // 2 + 61 = 63, the DCGM limit
-  EXPECT_EQ(One(Evaluate(g), "ecc.retired_pages").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "ecc.retired_pages").severity, Severity::kFail);
 }
 
 TEST(EccRules, RowRemapBranches) {
   GpuState g = HealthyGpu();
   g.remapped_rows_correctable = Reading<int>::Of(4);
-  Finding some = One(Evaluate(g), "ecc.row_remap");
+  Finding some = OnlyFinding(Evaluate(g), "ecc.row_remap");
   EXPECT_EQ(some.severity, Severity::kInfo);
   EXPECT_EQ(some.summary, "4 rows remapped (4 correctable, 0 uncorrectable)");
 
   g.remap_pending = Reading<bool>::Of(true);
-  EXPECT_EQ(One(Evaluate(g), "ecc.row_remap").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "ecc.row_remap").severity, Severity::kFail);
 
   g.remap_pending = Reading<bool>::Of(false);
   g.remapped_rows_uncorrectable = Reading<int>::Of(512);
-  EXPECT_EQ(One(Evaluate(g), "ecc.row_remap").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "ecc.row_remap").severity, Severity::kFail);
 
   g.remapped_rows_uncorrectable = Reading<int>::Of(0);
   g.remap_failure = Reading<bool>::Of(true);
-  Finding failed = One(Evaluate(g), "ecc.row_remap");
+  Finding failed = OnlyFinding(Evaluate(g), "ecc.row_remap");
   EXPECT_EQ(failed.severity, Severity::kFail);
   EXPECT_NE(failed.summary.find("no spare rows"), std::string::npos);
 }
@@ -194,7 +163,7 @@ TEST(EccRules, PolicyLimitsApply) {
   p.thresholds.remapped_rows_uncorrectable_fail = 2;
   GpuState g = HealthyGpu();
   g.remapped_rows_uncorrectable = Reading<int>::Of(2);
-  EXPECT_EQ(One(Evaluate(g, p), "ecc.row_remap").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(Evaluate(g, p), "ecc.row_remap").severity, Severity::kFail);
 }
 
 TEST(EccRules, LostGpuIsSkipped) {

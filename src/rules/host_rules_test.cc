@@ -5,9 +5,15 @@
 #include <numeric>
 
 #include "rules/rules.h"
+#include "testing/findings.h"
+#include "testing/gpu_builders.h"
+#include "testing/rule_check.h"
 
 namespace gpuvet {
 namespace {
+
+using test::FindingsWithId;
+using test::OnlyFinding;
 
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
@@ -18,9 +24,7 @@ std::vector<int> Range(int lo, int hi) {  // [lo, hi]
 }
 
 PciFunction Gpu(const std::string& address, int node, std::vector<int> cpus) {
-  PciFunction f;
-  f.address = address;
-  f.vendor = 0x10de;
+  PciFunction f = test::NvidiaFunction(address);
   f.class_code = 0x030200;
   f.numa_node = Reading<int>::Of(node);
   f.local_cpus = Reading<std::vector<int>>::Of(std::move(cpus));
@@ -64,40 +68,18 @@ HostState HealthyHost() {
 }
 
 GpuState NvmlGpu(int index, const std::string& address) {
-  GpuState g;
-  g.index = index;
-  g.pci_bus_id = address;
+  GpuState g = test::GpuAt(index, address);
   g.compute_processes = Reading<std::vector<GpuProcess>>::Of({});
   return g;
 }
 
 GpuInventory TwoGpus() {
-  GpuInventory inv;
-  inv.state = GpuSourceState::kOk;
-  inv.gpus = {NvmlGpu(0, "0000:3b:00.0"), NvmlGpu(1, "0000:86:00.0")};
-  return inv;
+  return test::InventoryOf({NvmlGpu(0, "0000:3b:00.0"), NvmlGpu(1, "0000:86:00.0")});
 }
 
 std::vector<Finding> Check(const HostState& host, const GpuInventory& gpus,
                            const Policy& policy = Policy{}) {
-  std::vector<Finding> out;
-  CheckHost(CheckInput{host, gpus}, policy, out);
-  return out;
-}
-
-std::vector<Finding> WithId(const std::vector<Finding>& all, const std::string& id) {
-  std::vector<Finding> out;
-  for (const Finding& f : all) {
-    if (f.id == id) out.push_back(f);
-  }
-  return out;
-}
-
-// The single finding with `id`; fails the test when there is not exactly one.
-Finding One(const std::vector<Finding>& all, const std::string& id) {
-  std::vector<Finding> f = WithId(all, id);
-  EXPECT_EQ(f.size(), 1u) << id;
-  return f.empty() ? Finding{} : f[0];
+  return test::RunCheck(CheckHost, host, gpus, policy);
 }
 
 TEST(HostRulesTest, HealthyHostIsAllOk) {
@@ -109,17 +91,18 @@ TEST(HostRulesTest, HealthyHostIsAllOk) {
   }
   for (const char* id : {"cpu.governor", "cgroup.cpu_quota", "cgroup.memory_limit",
                          "memory.available", "memory.pressure", "device.nodes"}) {
-    EXPECT_EQ(WithId(all, id).size(), 1u) << id;
+    EXPECT_EQ(FindingsWithId(all, id).size(), 1u) << id;
   }
   // Not the target process: no process.gpu_context finding.
-  EXPECT_TRUE(WithId(all, "process.gpu_context").empty());
-  std::vector<Finding> numa = WithId(all, "numa.process_affinity");
+  EXPECT_TRUE(FindingsWithId(all, "process.gpu_context").empty());
+  std::vector<Finding> numa = FindingsWithId(all, "numa.process_affinity");
   ASSERT_EQ(numa.size(), 2u);
   EXPECT_NE(numa[0].summary.find("up to the scheduler"), std::string::npos) << numa[0].summary;
 }
 
 TEST(HostRulesTest, NumaAffinityPerGpu) {
-  std::vector<Finding> numa = WithId(Check(HealthyHost(), TwoGpus()), "numa.process_affinity");
+  std::vector<Finding> numa =
+      FindingsWithId(Check(HealthyHost(), TwoGpus()), "numa.process_affinity");
   ASSERT_EQ(numa.size(), 2u);
   EXPECT_EQ(numa[0].subject, "gpu0 (0000:3b:00.0)");
   EXPECT_EQ(numa[0].severity, Severity::kOk);
@@ -132,7 +115,7 @@ TEST(HostRulesTest, NumaAffinityPerGpu) {
   // Part local: info.
   HostState h = HealthyHost();
   h.process.cpus_allowed = Reading<std::vector<int>>::Of(Range(16, 47));
-  numa = WithId(Check(h, TwoGpus()), "numa.process_affinity");
+  numa = FindingsWithId(Check(h, TwoGpus()), "numa.process_affinity");
   ASSERT_EQ(numa.size(), 2u);
   EXPECT_EQ(numa[0].severity, Severity::kInfo);
   EXPECT_NE(numa[0].summary.find("only 16 of the 32"), std::string::npos) << numa[0].summary;
@@ -143,13 +126,14 @@ TEST(HostRulesTest, NumaOnlyGpusTheTargetUses) {
   h.process_is_target = true;
   GpuInventory inv = TwoGpus();
   inv.gpus[0].compute_processes = Reading<std::vector<GpuProcess>>::Of({{4242, kGiB}});
-  std::vector<Finding> numa = WithId(Check(h, inv), "numa.process_affinity");
+  std::vector<Finding> numa = FindingsWithId(Check(h, inv), "numa.process_affinity");
   ASSERT_EQ(numa.size(), 1u);
   EXPECT_EQ(numa[0].severity, Severity::kOk);
 }
 
 TEST(HostRulesTest, NumaWithoutNvmlUsesPciList) {
-  std::vector<Finding> numa = WithId(Check(HealthyHost(), GpuInventory{}), "numa.process_affinity");
+  std::vector<Finding> numa =
+      FindingsWithId(Check(HealthyHost(), GpuInventory{}), "numa.process_affinity");
   ASSERT_EQ(numa.size(), 2u);
   EXPECT_EQ(numa[1].subject, "gpu1 (0000:86:00.0)");
   EXPECT_EQ(numa[1].severity, Severity::kWarn);
@@ -160,7 +144,7 @@ TEST(HostRulesTest, NumaUnsupportedAndUnknown) {
   for (GpuPciTopology& t : h.pci_gpus.value) {
     t.gpu.numa_node = Reading<int>::Unsupported("firmware gives no NUMA node (numa_node -1)");
   }
-  std::vector<Finding> numa = WithId(Check(h, TwoGpus()), "numa.process_affinity");
+  std::vector<Finding> numa = FindingsWithId(Check(h, TwoGpus()), "numa.process_affinity");
   ASSERT_EQ(numa.size(), 1u);  // once, not per GPU
   EXPECT_EQ(numa[0].severity, Severity::kInfo);
   EXPECT_EQ(numa[0].subject, "host");
@@ -168,7 +152,7 @@ TEST(HostRulesTest, NumaUnsupportedAndUnknown) {
 
   h = HealthyHost();
   h.process.cpus_allowed = Reading<std::vector<int>>::Error("/proc/self/status: garbled");
-  EXPECT_EQ(One(Check(h, TwoGpus()), "numa.process_affinity").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "numa.process_affinity").severity, Severity::kUnknown);
 }
 
 TEST(HostRulesTest, Governor) {
@@ -176,13 +160,13 @@ TEST(HostRulesTest, Governor) {
   h.cpufreq.governors.clear();
   h.cpufreq.governors["performance"] = Range(0, 31);
   h.cpufreq.governors["powersave"] = Range(32, 63);
-  Finding f = One(Check(h, TwoGpus()), "cpu.governor");
+  Finding f = OnlyFinding(Check(h, TwoGpus()), "cpu.governor");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_EQ(f.summary, "governor powersave on CPUs 32-63");
 
   h.cpufreq.governors.clear();
   h.cpufreq.note = "cpufreq not exposed (no /sys/devices/system/cpu/cpuN/cpufreq)";
-  f = One(Check(h, TwoGpus()), "cpu.governor");
+  f = OnlyFinding(Check(h, TwoGpus()), "cpu.governor");
   EXPECT_EQ(f.severity, Severity::kInfo);
   EXPECT_NE(f.summary.find("cpufreq not exposed"), std::string::npos);
 }
@@ -191,21 +175,21 @@ TEST(HostRulesTest, CpuQuota) {
   HostState h = HealthyHost();
   h.cgroup.cpu_unlimited = false;
   h.cgroup.cpu_quota_cores = Reading<double>::Of(6);  // 3 per GPU < 4
-  Finding f = One(Check(h, TwoGpus()), "cgroup.cpu_quota");
+  Finding f = OnlyFinding(Check(h, TwoGpus()), "cgroup.cpu_quota");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_EQ(f.subject, "cgroup /job");
   EXPECT_EQ(f.summary, "CPU quota 6.0 cores for 2 GPUs = 3.0 per GPU (minimum 4.0)");
 
   h.cgroup.cpu_quota_cores = Reading<double>::Of(8);
-  EXPECT_EQ(One(Check(h, TwoGpus()), "cgroup.cpu_quota").severity, Severity::kOk);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "cgroup.cpu_quota").severity, Severity::kOk);
   // Without NVML the PCI GPUs count: still 2.
-  EXPECT_EQ(One(Check(h, GpuInventory{}), "cgroup.cpu_quota").severity, Severity::kOk);
+  EXPECT_EQ(OnlyFinding(Check(h, GpuInventory{}), "cgroup.cpu_quota").severity, Severity::kOk);
   Policy strict;
   strict.thresholds.cpu_cores_per_gpu_min = 8;
-  EXPECT_EQ(One(Check(h, TwoGpus(), strict), "cgroup.cpu_quota").severity, Severity::kWarn);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus(), strict), "cgroup.cpu_quota").severity, Severity::kWarn);
 
   h.cgroup.cpu_quota_cores = Reading<double>::Error("/sys/fs/cgroup/job/cpu.max: garbled");
-  f = One(Check(h, TwoGpus()), "cgroup.cpu_quota");
+  f = OnlyFinding(Check(h, TwoGpus()), "cgroup.cpu_quota");
   EXPECT_EQ(f.severity, Severity::kUnknown);
   EXPECT_NE(f.summary.find("cpu.max"), std::string::npos);
 }
@@ -214,32 +198,32 @@ TEST(HostRulesTest, MemoryLimit) {
   HostState h = HealthyHost();
   h.cgroup.memory_unlimited = false;
   h.cgroup.memory_max_bytes = Reading<uint64_t>::Of(6 * kGiB);  // < 4 GiB × 2
-  Finding f = One(Check(h, TwoGpus()), "cgroup.memory_limit");
+  Finding f = OnlyFinding(Check(h, TwoGpus()), "cgroup.memory_limit");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_EQ(f.summary, "memory limit 6.0 GiB for 2 GPUs (minimum 4.0 GiB per GPU)");
   h.cgroup.memory_max_bytes = Reading<uint64_t>::Of(64 * kGiB);
-  EXPECT_EQ(One(Check(h, TwoGpus()), "cgroup.memory_limit").severity, Severity::kOk);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "cgroup.memory_limit").severity, Severity::kOk);
   h.cgroup.memory_max_bytes = Reading<uint64_t>::Error("memory.max: garbled");
-  EXPECT_EQ(One(Check(h, TwoGpus()), "cgroup.memory_limit").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "cgroup.memory_limit").severity, Severity::kUnknown);
   h.cgroup.memory_max_bytes = Reading<uint64_t>::Unsupported("no cgroup fs");
-  EXPECT_EQ(One(Check(h, TwoGpus()), "cgroup.memory_limit").severity, Severity::kInfo);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "cgroup.memory_limit").severity, Severity::kInfo);
 }
 
 TEST(HostRulesTest, MemoryAvailable) {
   HostState h = HealthyHost();
   h.meminfo.available_bytes = Reading<uint64_t>::Of(10 * kGiB);  // ~2 % < 5 %
-  Finding f = One(Check(h, TwoGpus()), "memory.available");
+  Finding f = OnlyFinding(Check(h, TwoGpus()), "memory.available");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_EQ(f.summary, "10.0 GiB of 512.0 GiB available (2.0 %)");
   h.meminfo.available_bytes = Reading<uint64_t>::Of(1);  // even near zero: warn, never fail
-  EXPECT_EQ(One(Check(h, TwoGpus()), "memory.available").severity, Severity::kWarn);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "memory.available").severity, Severity::kWarn);
   h.meminfo.available_bytes = Reading<uint64_t>::Error("/proc/meminfo:3: garbled");
-  EXPECT_EQ(One(Check(h, TwoGpus()), "memory.available").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "memory.available").severity, Severity::kUnknown);
   h.meminfo.available_bytes = Reading<uint64_t>::Unsupported("MemAvailable not in /proc/meminfo");
-  EXPECT_EQ(One(Check(h, TwoGpus()), "memory.available").severity, Severity::kInfo);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "memory.available").severity, Severity::kInfo);
   h.meminfo.available_bytes = Reading<uint64_t>::Of(1);
   h.meminfo.total_bytes = Reading<uint64_t>::Of(0);
-  EXPECT_EQ(One(Check(h, TwoGpus()), "memory.available").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "memory.available").severity, Severity::kUnknown);
 }
 
 TEST(HostRulesTest, Pressure) {
@@ -247,20 +231,20 @@ TEST(HostRulesTest, Pressure) {
   PsiLine io;
   io.avg60 = 12.5;
   h.psi.io_full = Reading<PsiLine>::Of(io);
-  Finding f = One(Check(h, TwoGpus()), "memory.pressure");
+  Finding f = OnlyFinding(Check(h, TwoGpus()), "memory.pressure");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_NE(f.summary.find("io full 12.50 %"), std::string::npos) << f.summary;
   EXPECT_EQ(f.summary.find("memory full"), std::string::npos);
 
   h = HealthyHost();
   h.psi.memory_full = Reading<PsiLine>::Error("/proc/pressure/memory: line 1: bad avg60");
-  EXPECT_EQ(One(Check(h, TwoGpus()), "memory.pressure").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "memory.pressure").severity, Severity::kUnknown);
 
   h = HealthyHost();
   h.psi = PsiState{};
   h.psi.cpu_some = h.psi.memory_full = h.psi.io_full =
       Reading<PsiLine>::Unsupported("PSI not available: /proc/pressure/cpu absent");
-  f = One(Check(h, TwoGpus()), "memory.pressure");
+  f = OnlyFinding(Check(h, TwoGpus()), "memory.pressure");
   EXPECT_EQ(f.severity, Severity::kInfo);
 }
 
@@ -270,7 +254,7 @@ TEST(HostRulesTest, DeviceNodes) {
   h.device_nodes[2].exists = false;  // nvidia0
   h.device_nodes[3].writable = false;
   h.device_nodes[3].mode = 0644;
-  std::vector<Finding> dev = WithId(Check(h, TwoGpus()), "device.nodes");
+  std::vector<Finding> dev = FindingsWithId(Check(h, TwoGpus()), "device.nodes");
   ASSERT_EQ(dev.size(), 3u);  // missing (fail), not accessible (fail), uvm missing (warn)
   EXPECT_EQ(dev[0].severity, Severity::kFail);
   EXPECT_NE(dev[0].summary.find("/dev/nvidia0"), std::string::npos);
@@ -283,24 +267,24 @@ TEST(HostRulesTest, DeviceNodes) {
 
   h = HealthyHost();
   h.device_nodes[0].exists = false;
-  EXPECT_EQ(One(Check(h, TwoGpus()), "device.nodes").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "device.nodes").severity, Severity::kFail);
 
   // No GPUs, no driver: nodes are not expected.
   h.pci_gpus = Reading<std::vector<GpuPciTopology>>::Of({});
   h.nvidia_module_version = Reading<std::string>::Unsupported("not loaded");
-  EXPECT_TRUE(WithId(Check(h, GpuInventory{}), "device.nodes").empty());
+  EXPECT_TRUE(FindingsWithId(Check(h, GpuInventory{}), "device.nodes").empty());
 }
 
 TEST(HostRulesTest, GpuContext) {
   HostState h = HealthyHost();
   h.process_is_target = true;
-  Finding f = One(Check(h, TwoGpus()), "process.gpu_context");
+  Finding f = OnlyFinding(Check(h, TwoGpus()), "process.gpu_context");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_EQ(f.subject, "pid 4242 (python3)");
 
   GpuInventory inv = TwoGpus();
   inv.gpus[1].compute_processes = Reading<std::vector<GpuProcess>>::Of({{4242, 2 * kGiB}});
-  f = One(Check(h, inv), "process.gpu_context");
+  f = OnlyFinding(Check(h, inv), "process.gpu_context");
   EXPECT_EQ(f.severity, Severity::kOk);
   ASSERT_FALSE(f.evidence.empty());
   EXPECT_EQ(f.evidence[0].name, "nvml gpu1 (0000:86:00.0)");
@@ -308,15 +292,16 @@ TEST(HostRulesTest, GpuContext) {
   // Maps alone are enough (NVML absent).
   h.process.maps_gpu = Reading<bool>::Of(true);
   h.process.gpu_evidence = {"/dev/nvidia0", "/usr/lib/libcuda.so.1"};
-  f = One(Check(h, GpuInventory{}), "process.gpu_context");
+  f = OnlyFinding(Check(h, GpuInventory{}), "process.gpu_context");
   EXPECT_EQ(f.severity, Severity::kOk);
   EXPECT_EQ(f.evidence.size(), 2u);
 
   // Neither source readable: unknown. A vanished pid: unknown.
   h.process.maps_gpu = Reading<bool>::Error("cannot open /proc/4242/maps: Permission denied");
-  EXPECT_EQ(One(Check(h, GpuInventory{}), "process.gpu_context").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Check(h, GpuInventory{}), "process.gpu_context").severity,
+            Severity::kUnknown);
   h.process.maps_gpu = Reading<bool>::Error("no such process 4242");
-  EXPECT_EQ(One(Check(h, TwoGpus()), "process.gpu_context").severity, Severity::kUnknown);
+  EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "process.gpu_context").severity, Severity::kUnknown);
 }
 
 }  // namespace

@@ -4,32 +4,25 @@
 #include <gtest/gtest.h>
 
 #include "rules/rules.h"
+#include "testing/findings.h"
+#include "testing/gpu_builders.h"
+#include "testing/rule_check.h"
 
 namespace gpuvet {
 namespace {
+
+using test::EvidenceValue;
+using test::FindingsWithId;
 
 constexpr char kGpuAddr[] = "0000:3b:00.0";
 constexpr char kBridgeAddr[] = "0000:3a:00.0";
 constexpr char kBridgeSubject[] = "gpu0 upstream bridge 0000:3a:00.0";
 
-GpuState HealthyGpu() {
-  GpuState g;
-  g.index = 0;
-  g.pci_bus_id = kGpuAddr;
-  g.gpu_util_pct = Reading<int>::Of(90);
-  g.clock_event_reasons = Reading<uint64_t>::Of(0);
-  g.pcie_gen = Reading<int>::Of(4);
-  g.pcie_gen_max = Reading<int>::Of(4);
-  g.pcie_width = Reading<int>::Of(16);
-  g.pcie_width_max = Reading<int>::Of(16);
-  g.pcie_replay_counter = Reading<uint64_t>::Of(0);
-  return g;
-}
+// gpu0, busy and healthy on every check (tests/testing/gpu_builders.h).
+GpuState HealthyGpu() { return test::HealthyGpu(0, kGpuAddr); }
 
 PciFunction HealthyFunction(const std::string& address, double gts) {
-  PciFunction f;
-  f.address = address;
-  f.vendor = 0x10de;
+  PciFunction f = test::NvidiaFunction(address);
   f.link.speed_gts = Reading<double>::Of(gts);
   f.link.max_speed_gts = Reading<double>::Of(gts);
   f.link.width = Reading<int>::Of(16);
@@ -48,61 +41,29 @@ HostState HealthyHost(double gts = 16) {
   return h;
 }
 
-GpuInventory Inventory(GpuState g) {
-  GpuInventory inv;
-  inv.state = GpuSourceState::kOk;
-  inv.gpus.push_back(std::move(g));
-  return inv;
-}
-
 std::vector<Finding> Evaluate(const HostState& host, const GpuInventory& gpus,
                               const Policy& policy = Policy{}) {
-  std::vector<Finding> out;
-  CheckPcie(CheckInput{host, gpus}, policy, out);
-  return out;
+  return test::RunCheck(CheckPcie, host, gpus, policy);
 }
 
 std::vector<Finding> Evaluate(const HostState& host, const GpuState& gpu) {
-  return Evaluate(host, Inventory(gpu));
-}
-
-std::vector<Finding> With(const std::vector<Finding>& fs, std::string_view id) {
-  std::vector<Finding> r;
-  for (const Finding& f : fs) {
-    if (f.id == id) r.push_back(f);
-  }
-  return r;
+  return Evaluate(host, test::InventoryOf({gpu}));
 }
 
 constexpr char kGpuSubject[] = "gpu0 (0000:3b:00.0)";
 
-// The only finding with `id` about `subject`; fails the test when there is not exactly one.
+// The only finding with `id` about `subject` (gpu0 unless said otherwise); fails the test when
+// there is not exactly one.
 Finding One(const std::vector<Finding>& fs, std::string_view id,
             std::string_view subject = kGpuSubject) {
-  Finding found;
-  int n = 0;
-  for (const Finding& f : fs) {
-    if (f.id == id && f.subject == subject) {
-      found = f;
-      ++n;
-    }
-  }
-  EXPECT_EQ(n, 1) << "findings with id " << id << " about " << subject;
-  return found;
-}
-
-std::string EvidenceValue(const Finding& f, std::string_view name) {
-  for (const Evidence& e : f.evidence) {
-    if (e.name == name) return e.value;
-  }
-  return "<absent>";
+  return test::OnlyFinding(fs, id, subject);
 }
 
 TEST(PcieRules, HealthyGpuGetsOneOkPerCheck) {
   auto fs = Evaluate(HealthyHost(), HealthyGpu());
   for (const char* id : {"pcie.link_width_reduced", "pcie.link_gen_reduced", "pcie.replay_counter",
                          "pcie.aer_corrected", "pcie.aer_uncorrected"}) {
-    EXPECT_EQ(With(fs, id).size(), 1u) << id;  // the bridge's ok is folded into the GPU's
+    EXPECT_EQ(FindingsWithId(fs, id).size(), 1u) << id;  // the bridge's ok is folded into the GPU's
     EXPECT_EQ(One(fs, id).severity, Severity::kOk) << id;
   }
   Finding width = One(fs, "pcie.link_width_reduced");
@@ -138,7 +99,7 @@ TEST(PcieRules, WidthUnreadableEverywhereIsUnknown) {
   HostState h = HealthyHost();
   h.pci_gpus.value[0].gpu.link.width = Reading<int>::Error("current_link_width: garbled");
   auto fs = Evaluate(h, g);
-  auto width = With(fs, "pcie.link_width_reduced");
+  auto width = FindingsWithId(fs, "pcie.link_width_reduced");
   ASSERT_EQ(width.size(), 2u);  // the GPU unknown, the bridge ok
   EXPECT_EQ(width[0].severity, Severity::kUnknown);
   EXPECT_NE(width[0].summary.find("gpu pcie_width: timed out"), std::string::npos);
@@ -150,7 +111,7 @@ TEST(PcieRules, WidthUnreadableEverywhereIsUnknown) {
 TEST(PcieRules, NarrowUpstreamBridgeFailsUnderItsOwnSubject) {
   HostState h = HealthyHost();
   h.pci_gpus.value[0].upstream_bridge->link.width = Reading<int>::Of(8);
-  auto width = With(Evaluate(h, HealthyGpu()), "pcie.link_width_reduced");
+  auto width = FindingsWithId(Evaluate(h, HealthyGpu()), "pcie.link_width_reduced");
   ASSERT_EQ(width.size(), 2u);
   EXPECT_EQ(width[0].subject, kBridgeSubject);
   EXPECT_EQ(width[0].severity, Severity::kFail);
@@ -201,7 +162,7 @@ TEST(PcieRules, UnknownUtilisationIsTreatedAsIdleAndSaysSo) {
 TEST(PcieRules, SlowBridgeIsIdleAware) {
   HostState h = HealthyHost();
   h.pci_gpus.value[0].upstream_bridge->link.speed_gts = Reading<double>::Of(8);
-  auto busy = With(Evaluate(h, HealthyGpu()), "pcie.link_gen_reduced");
+  auto busy = FindingsWithId(Evaluate(h, HealthyGpu()), "pcie.link_gen_reduced");
   ASSERT_EQ(busy.size(), 2u);
   EXPECT_EQ(busy[0].subject, kBridgeSubject);
   EXPECT_EQ(busy[0].severity, Severity::kWarn);
@@ -209,7 +170,7 @@ TEST(PcieRules, SlowBridgeIsIdleAware) {
 
   GpuState idle = HealthyGpu();
   idle.gpu_util_pct = Reading<int>::Of(3);
-  auto gen = With(Evaluate(h, idle), "pcie.link_gen_reduced");
+  auto gen = FindingsWithId(Evaluate(h, idle), "pcie.link_gen_reduced");
   ASSERT_EQ(gen.size(), 2u);
   EXPECT_EQ(gen[0].severity, Severity::kInfo);
 }
@@ -219,7 +180,7 @@ TEST(PcieRules, UnrecognisedSysfsSpeedIsUnknown) {
   g.pcie_gen = Reading<int>::Unsupported("not supported");
   HostState h = HealthyHost();
   h.pci_gpus.value[0].gpu.link.speed_gts = Reading<double>::Of(3.3);
-  auto gen = With(Evaluate(h, g), "pcie.link_gen_reduced");
+  auto gen = FindingsWithId(Evaluate(h, g), "pcie.link_gen_reduced");
   ASSERT_FALSE(gen.empty());
   EXPECT_EQ(gen[0].severity, Severity::kUnknown);
   EXPECT_NE(gen[0].summary.find("not a PCIe rate"), std::string::npos);
@@ -264,7 +225,7 @@ TEST(PcieRules, ReplayCounterErrorIsUnknownAndUnsupportedIsSkipped) {
   g.pcie_replay_counter = Reading<uint64_t>::Error("nvmlDeviceGetPcieReplayCounter: timed out");
   EXPECT_EQ(One(Evaluate(HealthyHost(), g), "pcie.replay_counter").severity, Severity::kUnknown);
   g.pcie_replay_counter = Reading<uint64_t>::Unsupported("not supported");
-  EXPECT_TRUE(With(Evaluate(HealthyHost(), g), "pcie.replay_counter").empty());
+  EXPECT_TRUE(FindingsWithId(Evaluate(HealthyHost(), g), "pcie.replay_counter").empty());
 }
 
 TEST(PcieRules, CorrectedAerOverBudgetWarns) {
@@ -289,7 +250,7 @@ TEST(PcieRules, CorrectedAerBudgetDoublesOnGen5x16) {
 TEST(PcieRules, CorrectedAerOnBridgeWarnsUnderBridgeSubject) {
   HostState h = HealthyHost();
   h.pci_gpus.value[0].upstream_bridge->aer.value.correctable = 5000;
-  auto fs = With(Evaluate(h, HealthyGpu()), "pcie.aer_corrected");
+  auto fs = FindingsWithId(Evaluate(h, HealthyGpu()), "pcie.aer_corrected");
   ASSERT_EQ(fs.size(), 2u);
   EXPECT_EQ(fs[0].subject, kBridgeSubject);
   EXPECT_EQ(fs[0].severity, Severity::kWarn);
@@ -301,7 +262,7 @@ TEST(PcieRules, CorrectedAerWithoutUptimeIsUnknownUnlessZero) {
   h.uptime_s = Reading<double>::Error("/proc/uptime: garbled");
   EXPECT_EQ(One(Evaluate(h, HealthyGpu()), "pcie.aer_corrected").severity, Severity::kOk);
   h.pci_gpus.value[0].gpu.aer.value.correctable = 3;
-  auto fs = With(Evaluate(h, HealthyGpu()), "pcie.aer_corrected");
+  auto fs = FindingsWithId(Evaluate(h, HealthyGpu()), "pcie.aer_corrected");
   ASSERT_EQ(fs.size(), 2u);
   EXPECT_EQ(fs[0].severity, Severity::kUnknown);
   EXPECT_NE(fs[0].summary.find("garbled"), std::string::npos);
@@ -322,8 +283,8 @@ TEST(PcieRules, AerUnsupportedIsSkippedAndErrorIsUnknown) {
   h.pci_gpus.value[0].gpu.aer = Reading<AerCounts>::Unsupported("no aer_dev_* files");
   h.pci_gpus.value[0].upstream_bridge->aer = Reading<AerCounts>::Unsupported("no aer_dev_* files");
   auto fs = Evaluate(h, HealthyGpu());
-  EXPECT_TRUE(With(fs, "pcie.aer_corrected").empty());
-  EXPECT_TRUE(With(fs, "pcie.aer_uncorrected").empty());
+  EXPECT_TRUE(FindingsWithId(fs, "pcie.aer_corrected").empty());
+  EXPECT_TRUE(FindingsWithId(fs, "pcie.aer_uncorrected").empty());
 
   h.pci_gpus.value[0].gpu.aer = Reading<AerCounts>::Error("aer_dev_fatal: line 2: garbled");
   fs = Evaluate(h, HealthyGpu());
@@ -354,11 +315,11 @@ TEST(PcieRules, WithoutGpuSourceChecksSysfsAlone) {
   auto fs = Evaluate(h, none);
   Finding width = One(fs, "pcie.link_width_reduced", "pci 0000:3b:00.0");
   EXPECT_EQ(width.severity, Severity::kFail);
-  auto gen = With(fs, "pcie.link_gen_reduced");
+  auto gen = FindingsWithId(fs, "pcie.link_gen_reduced");
   ASSERT_EQ(gen.size(), 2u);
   EXPECT_EQ(gen[0].severity, Severity::kInfo);  // no utilisation: treated as idle
   EXPECT_EQ(gen[1].subject, "pci 0000:3b:00.0 upstream bridge 0000:3a:00.0");
-  EXPECT_TRUE(With(fs, "pcie.replay_counter").empty());
+  EXPECT_TRUE(FindingsWithId(fs, "pcie.replay_counter").empty());
   EXPECT_EQ(One(fs, "pcie.aer_uncorrected", "pci 0000:3b:00.0").severity, Severity::kOk);
 }
 
@@ -378,7 +339,7 @@ TEST(PcieRules, PolicyBerChangesReplayBudget) {
   p.thresholds.pcie_replay_ber = 1e-13;  // budget 1.536/min
   GpuState g = HealthyGpu();
   g.pcie_replay_counter = Reading<uint64_t>::Of(120);  // 2/min
-  EXPECT_EQ(One(Evaluate(HealthyHost(), Inventory(g), p), "pcie.replay_counter").severity,
+  EXPECT_EQ(One(Evaluate(HealthyHost(), test::InventoryOf({g}), p), "pcie.replay_counter").severity,
             Severity::kWarn);
 }
 

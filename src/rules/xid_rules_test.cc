@@ -6,16 +6,14 @@
 #include "core/catalogue.h"
 #include "rules/rules.h"
 #include "rules/xid_catalog.h"
+#include "testing/findings.h"
+#include "testing/gpu_builders.h"
+#include "testing/rule_check.h"
 
 namespace gpuvet {
 namespace {
 
-GpuState Gpu(int index, std::string bus) {
-  GpuState g;
-  g.index = index;
-  g.pci_bus_id = std::move(bus);
-  return g;
-}
+using test::EvidenceValue;
 
 XidEvent Event(std::string address, int xid, int count, std::string first, std::string last,
                std::string sample = "NVRM: Xid …") {
@@ -37,21 +35,10 @@ struct Fixture {
     host.kernel_log.source = "/dev/kmsg";
     host.kernel_log.record_count = Reading<int>::Of(1200);
     gpus.state = GpuSourceState::kOk;
-    gpus.gpus = {Gpu(0, "0000:38:00.0"), Gpu(1, "0000:3b:00.0")};
+    gpus.gpus = {test::GpuAt(0, "0000:38:00.0"), test::GpuAt(1, "0000:3b:00.0")};
   }
-  std::vector<Finding> Run() {
-    std::vector<Finding> out;
-    CheckXid(CheckInput{host, gpus}, policy, out);
-    return out;
-  }
+  std::vector<Finding> Run() { return test::RunCheck(CheckXid, host, gpus, policy); }
 };
-
-std::string EvidenceValue(const Finding& f, std::string_view name) {
-  for (const Evidence& e : f.evidence) {
-    if (e.name == name) return e.value;
-  }
-  return "<missing>";
-}
 
 TEST(XidCatalogTest, ClassesOfWellKnownCodes) {
   for (int app : {13, 31, 43, 45, 68, 69, 109}) {

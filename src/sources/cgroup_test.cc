@@ -3,40 +3,11 @@
 #include "sources/cgroup.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include "testing/temp_tree.h"
 
 namespace gpuvet {
 namespace {
-
-namespace fs = std::filesystem;
-
-class Fixture {
- public:
-  Fixture() {
-    const char* base = std::getenv("GPUVET_TEST_TMPDIR");
-    fs::path dir = base != nullptr ? fs::path(base) : fs::path(::testing::TempDir());
-    fs::create_directories(dir);
-    std::string templ = (dir / "cgroup_XXXXXX").string();
-    root_ = ::mkdtemp(templ.data());
-  }
-  ~Fixture() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  const std::string& root() const { return root_; }
-  void Write(const std::string& rel, const std::string& text) const {
-    fs::path p = fs::path(root_) / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-  }
-
- private:
-  std::string root_;
-};
 
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
@@ -111,7 +82,7 @@ TEST(CgroupParseTest, MemoryLimits) {
 }
 
 TEST(CgroupReadTest, V2TightestLimitUpTheTree) {
-  Fixture fx;
+  test::TempTree fx("cgroup");
   fx.Write("proc/self/cgroup", "0::/job.slice/step\n");
   fx.Write("sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
   fx.Write("sys/fs/cgroup/job.slice/cpu.max", "400000 100000\n");
@@ -129,7 +100,7 @@ TEST(CgroupReadTest, V2TightestLimitUpTheTree) {
 }
 
 TEST(CgroupReadTest, V2UnlimitedAndPrivateNamespace) {
-  Fixture fx;
+  test::TempTree fx("cgroup");
   // Inside a container: the file names a host path the container's cgroup fs does not have.
   fx.Write("proc/4242/cgroup", "0::/kubepods.slice/pod/cri.scope\n");
   fx.Write("sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
@@ -147,7 +118,7 @@ TEST(CgroupReadTest, V2UnlimitedAndPrivateNamespace) {
 }
 
 TEST(CgroupReadTest, V1CpuAndMemory) {
-  Fixture fx;
+  test::TempTree fx("cgroup");
   fx.Write("proc/self/cgroup",
            "4:cpu,cpuacct:/slurm/job_42\n3:memory:/slurm/job_42\n1:name=systemd:/x\n");
   fx.Write("sys/fs/cgroup/cpu,cpuacct/slurm/job_42/cpu.cfs_quota_us", "800000\n");
@@ -164,7 +135,7 @@ TEST(CgroupReadTest, V1CpuAndMemory) {
 }
 
 TEST(CgroupReadTest, V1UnlimitedWithCpuMountSymlinkName) {
-  Fixture fx;
+  test::TempTree fx("cgroup");
   fx.Write("proc/self/cgroup", "4:cpuacct,cpu:/\n3:memory:/\n");
   fx.Write("sys/fs/cgroup/cpu/cpu.cfs_quota_us", "-1\n");
   fx.Write("sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
@@ -176,7 +147,7 @@ TEST(CgroupReadTest, V1UnlimitedWithCpuMountSymlinkName) {
 }
 
 TEST(CgroupReadTest, ErrorsNameTheFile) {
-  Fixture fx;
+  test::TempTree fx("cgroup");
   fx.Write("proc/self/cgroup", "0::/a\n");
   fx.Write("sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
   fx.Write("sys/fs/cgroup/a/cpu.max", "lots 100000\n");
@@ -204,12 +175,12 @@ TEST(CgroupReadTest, ErrorsNameTheFile) {
 }
 
 TEST(CgroupReadTest, NoCgroupFs) {
-  Fixture fx;
+  test::TempTree fx("cgroup");
   fx.Write("proc/self/cgroup", "0::/\n");
   CgroupState s = ReadCgroup(HostPaths(fx.root()), 0);
   EXPECT_TRUE(s.cpu_quota_cores.unsupported()) << s.cpu_quota_cores.note;
   EXPECT_FALSE(s.cpu_unlimited);
-  Fixture empty;
+  test::TempTree empty("cgroup");
   s = ReadCgroup(HostPaths(empty.root()), 0);
   EXPECT_EQ(s.version, 0);
   EXPECT_TRUE(s.memory_max_bytes.unsupported());

@@ -7,44 +7,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "sources/cpu_sources.h"
 #include "sources/dev_nodes.h"
 #include "sources/meminfo.h"
 #include "sources/process_info.h"
 #include "sources/system_info.h"
+#include "testing/temp_tree.h"
 
 namespace gpuvet {
 namespace {
 
 namespace fs = std::filesystem;
-
-class Fixture {
- public:
-  Fixture() {
-    const char* base = std::getenv("GPUVET_TEST_TMPDIR");
-    fs::path dir = base != nullptr ? fs::path(base) : fs::path(::testing::TempDir());
-    fs::create_directories(dir);
-    std::string templ = (dir / "host_XXXXXX").string();
-    root_ = ::mkdtemp(templ.data());
-  }
-  ~Fixture() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  const std::string& root() const { return root_; }
-  void Write(const std::string& rel, const std::string& text) const {
-    fs::path p = fs::path(root_) / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-  }
-
- private:
-  std::string root_;
-};
 
 // --- meminfo and PSI ---
 
@@ -99,7 +74,7 @@ TEST(PsiTest, Garbage) {
 }
 
 TEST(PsiTest, ReadsFilesAndAbsence) {
-  Fixture fx;
+  test::TempTree fx("host");
   EXPECT_TRUE(ReadPsi(HostPaths(fx.root())).memory_full.unsupported());
   fx.Write("proc/pressure/cpu", "some avg10=0.00 avg60=41.00 avg300=0.00 total=1\n");
   fx.Write("proc/pressure/memory",
@@ -138,7 +113,7 @@ TEST(SystemInfoTest, UptimeAndReader) {
   EXPECT_FALSE(ParseUptime("-1 0").ok());
   EXPECT_FALSE(ParseUptime("soon").ok());
 
-  Fixture fx;
+  test::TempTree fx("host");
   fx.Write("proc/sys/kernel/hostname", "gpu-node-7\n");
   fx.Write("proc/sys/kernel/osrelease", "6.1.0-21-amd64\n");
   fx.Write("proc/uptime", "100.5 200.0\n");
@@ -166,7 +141,7 @@ TEST(CpuSourcesTest, OnlineAndGovernors) {
   EXPECT_FALSE(ParseGovernor("").ok());
   EXPECT_FALSE(ParseGovernor("perf ormance").ok());
 
-  Fixture fx;
+  test::TempTree fx("host");
   CpuFreqState none = ReadCpuFreq(HostPaths(fx.root()));
   EXPECT_TRUE(none.governors.empty());
   EXPECT_FALSE(none.note.empty());
@@ -190,7 +165,7 @@ TEST(CpuSourcesTest, OnlineAndGovernors) {
 // --- device nodes ---
 
 TEST(DevNodesTest, ExistenceAndAccess) {
-  Fixture fx;
+  test::TempTree fx("host");
   fx.Write("dev/nvidiactl", "");
   fx.Write("dev/nvidia0", "");
   fx.Write("dev/nvidia1", "");
@@ -250,7 +225,7 @@ TEST(ProcessInfoTest, StatusAndMaps) {
 }
 
 TEST(ProcessInfoTest, Reader) {
-  Fixture fx;
+  test::TempTree fx("host");
   fx.Write("proc/self/status", "Name:\tgpuvet\nPid:\t77\nCpus_allowed_list:\t0-3\n");
   fx.Write("proc/self/maps", "");
   fx.Write("proc/4242/status", "Name:\tpython3\nPid:\t4242\nCpus_allowed_list:\t32-63\n");
@@ -277,7 +252,7 @@ TEST(ProcessInfoTest, Reader) {
 // --- everything together ---
 
 TEST(HostSourceTest, ReadsAFixtureTree) {
-  Fixture fx;
+  test::TempTree fx("host");
   fx.Write("proc/sys/kernel/hostname", "node1\n");
   fx.Write("proc/sys/kernel/osrelease", "6.1.0\n");
   fx.Write("proc/uptime", "60.0 100.0\n");
@@ -330,7 +305,7 @@ TEST(HostSourceTest, ReadsAFixtureTree) {
 }
 
 TEST(HostSourceTest, EmptyTreeDoesNotCrash) {
-  Fixture fx;
+  test::TempTree fx("host");
   HostOptions options;
   options.kernel_log_file = fx.root() + "/absent.log";
   HostState h = ReadHostState(HostPaths(fx.root()), options);

@@ -6,11 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "testing/temp_tree.h"
 #include "util/file.h"
 #include "util/strings.h"
 
@@ -18,19 +17,6 @@ namespace gpuvet {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string TempDir(const std::string& name) {
-  const char* env = std::getenv("GPUVET_TEST_TMPDIR");
-  fs::path base = env != nullptr ? fs::path(env) : fs::path(::testing::TempDir());
-  fs::path dir = base / ("kernel_log_test_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-void WriteText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 std::string SharedKmsgDir() { return std::string(GPUVET_SHARED_DATA_DIR) + "/kmsg/"; }
 
@@ -226,13 +212,13 @@ TEST(XidExtractTest, DeduplicatesWithCountAndFirstLastTimes) {
 }
 
 TEST(KernelLogReadTest, FixtureKmsgRegularFile) {
-  std::string root = TempDir("fixture");
-  fs::create_directories(root + "/dev");
-  WriteText(root + "/dev/kmsg",
-            "6,1,5000000,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.90.07\n"
-            " SUBSYSTEM=module\n"
-            "3,2,7000000,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off the "
-            "bus.\n");
+  test::TempTree tree("kernel_log_fixture");
+  const std::string& root = tree.root();
+  tree.Write("dev/kmsg",
+             "6,1,5000000,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.90.07\n"
+             " SUBSYSTEM=module\n"
+             "3,2,7000000,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off the "
+             "bus.\n");
   KernelLogState state = ReadKernelLog(HostPaths(root), "");
   ASSERT_TRUE(state.record_count.has()) << state.record_count.note;
   EXPECT_EQ(*state.record_count, 2);
@@ -244,7 +230,8 @@ TEST(KernelLogReadTest, FixtureKmsgRegularFile) {
 }
 
 TEST(KernelLogReadTest, MissingKmsgIsUnsupported) {
-  std::string root = TempDir("nokmsg");
+  test::TempTree tree("kernel_log_nokmsg");
+  const std::string& root = tree.root();
   KernelLogState state = ReadKernelLog(HostPaths(root), "");
   EXPECT_TRUE(state.record_count.unsupported());
   EXPECT_NE(state.record_count.note.find("--kernel-log"), std::string::npos);
@@ -252,9 +239,9 @@ TEST(KernelLogReadTest, MissingKmsgIsUnsupported) {
 
 TEST(KernelLogReadTest, UnreadableKmsgNamesHostPath) {
   if (::geteuid() == 0) GTEST_SKIP() << "root can read a mode-000 file";
-  std::string root = TempDir("denied");
-  fs::create_directories(root + "/dev");
-  WriteText(root + "/dev/kmsg", "6,1,2,-;x\n");
+  test::TempTree tree("kernel_log_denied");
+  const std::string& root = tree.root();
+  tree.Write("dev/kmsg", "6,1,2,-;x\n");
   ::chmod((root + "/dev/kmsg").c_str(), 0);
   KernelLogState state = ReadKernelLog(HostPaths(root), "");
   ASSERT_TRUE(state.record_count.error());
@@ -264,11 +251,12 @@ TEST(KernelLogReadTest, UnreadableKmsgNamesHostPath) {
 }
 
 TEST(KernelLogReadTest, LogFileWithFormatInSource) {
-  std::string dir = TempDir("logfile");
+  test::TempTree tree("kernel_log_logfile");
+  const std::string& dir = tree.root();
   std::string path = dir + "/dmesg.log";
-  WriteText(path,
-            "2025-01-21T02:21:33,498559+00:00 NVRM: Xid (PCI:0000:38:00): 13, a\n"
-            "2025-01-21T02:21:34,000000+00:00 NVRM: Xid (PCI:0000:38:00): 13, b\n");
+  tree.Write("dmesg.log",
+             "2025-01-21T02:21:33,498559+00:00 NVRM: Xid (PCI:0000:38:00): 13, a\n"
+             "2025-01-21T02:21:34,000000+00:00 NVRM: Xid (PCI:0000:38:00): 13, b\n");
   KernelLogState state = ReadKernelLog(HostPaths("/nonexistent-root"), path);
   ASSERT_TRUE(state.record_count.has()) << state.record_count.note;
   EXPECT_EQ(*state.record_count, 2);
@@ -279,7 +267,8 @@ TEST(KernelLogReadTest, LogFileWithFormatInSource) {
 }
 
 TEST(KernelLogReadTest, MissingOrUnreadableLogFileIsAnErrorNamingIt) {
-  std::string dir = TempDir("badfile");
+  test::TempTree tree("kernel_log_badfile");
+  const std::string& dir = tree.root();
   KernelLogState missing = ReadKernelLog(HostPaths(), dir + "/nope.log");
   ASSERT_TRUE(missing.record_count.error());
   EXPECT_NE(missing.record_count.note.find(dir + "/nope.log"), std::string::npos);
@@ -290,20 +279,20 @@ TEST(KernelLogReadTest, MissingOrUnreadableLogFileIsAnErrorNamingIt) {
   EXPECT_NE(directory.record_count.note.find("is a directory"), std::string::npos);
 
   std::string journal = dir + "/system.journal";
-  WriteText(journal, std::string("LPKSHHRH\0\0\0\0\x01\x02", 14));
+  tree.Write("system.journal", std::string("LPKSHHRH\0\0\0\0\x01\x02", 14));
   KernelLogState binary = ReadKernelLog(HostPaths(), journal);
   ASSERT_TRUE(binary.record_count.error());
   EXPECT_NE(binary.record_count.note.find("journalctl -k"), std::string::npos);
 
   std::string blob = dir + "/blob.bin";
-  WriteText(blob, std::string(4096, '\x01'));
+  tree.Write("blob.bin", std::string(4096, '\x01'));
   KernelLogState garbled = ReadKernelLog(HostPaths(), blob);
   ASSERT_TRUE(garbled.record_count.error());
   EXPECT_NE(garbled.record_count.note.find(blob + ": binary data"), std::string::npos);
 
   if (::geteuid() != 0) {
     std::string locked = dir + "/locked.log";
-    WriteText(locked, "[1.0] x\n");
+    tree.Write("locked.log", "[1.0] x\n");
     ::chmod(locked.c_str(), 0);
     KernelLogState denied = ReadKernelLog(HostPaths(), locked);
     ASSERT_TRUE(denied.record_count.error());

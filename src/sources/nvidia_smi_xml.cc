@@ -1,16 +1,14 @@
-// Parses a saved `nvidia-smi -q -x` capture into a GpuInventory. Each field is looked up by its
-// element path, classified (value, "N/A", missing) and converted with its unit; a field that does
-// not parse becomes a Reading error, so one garbled value never hides the rest of the capture.
+// Parses a saved `nvidia-smi -q -x` capture into a GpuInventory: the document walk. Each field is
+// looked up by its element path and converted with its unit (nvidia_smi_xml_values.h); a field that
+// does not parse becomes a Reading error, so one garbled value never hides the rest of the capture.
 #include "sources/nvidia_smi_xml.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <climits>
-#include <cmath>
 #include <cstdint>
-#include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <pugixml.hpp>
 #include <span>
@@ -19,223 +17,34 @@
 #include <utility>
 #include <vector>
 
+#include "sources/nvidia_smi_xml_values.h"
 #include "util/file.h"
 #include "util/strings.h"
 
 namespace gpuvet {
 namespace {
 
+using smi_xml_internal::AnyTrue;
+using smi_xml_internal::Field;
+using smi_xml_internal::FirstPresent;
+using smi_xml_internal::FromNode;
+using smi_xml_internal::Garbled;
+using smi_xml_internal::Lookup;
+using smi_xml_internal::NormalisePciBusId;
+using smi_xml_internal::NotRead;
+using smi_xml_internal::Quote;
+using smi_xml_internal::TextOrEmpty;
+using smi_xml_internal::ToBool;
+using smi_xml_internal::ToBytesFromMib;
+using smi_xml_internal::ToCudaVersion;
+using smi_xml_internal::ToDouble;
+using smi_xml_internal::ToInt;
+using smi_xml_internal::ToPerformanceState;
+using smi_xml_internal::ToText;
+using smi_xml_internal::ToUint;
+
 // Largest capture we read. Real ones are small (two RTX A5000s: 94 KB); this bounds garbage input.
 constexpr size_t kMaxCaptureBytes = 64 << 20;
-
-// nvidia-smi prints frame-buffer and process memory in MiB (2^20 bytes).
-constexpr uint64_t kBytesPerMib = uint64_t{1} << 20;
-
-// Longest element text quoted in an error note; the rest is elided.
-constexpr size_t kMaxQuotedText = 64;
-
-// One element looked up by path, classified by what its text says.
-struct Field {
-  enum class Kind { kMissing, kUnsupported, kText };
-  Kind kind = Kind::kMissing;
-  std::string path;       // "gpu[0]/temperature/gpu_temp", for notes
-  std::string_view text;  // trimmed text (kText); points into the parsed document
-  std::string note;       // why not read (kMissing, kUnsupported)
-  pugi::xml_node node;    // the element (kText, kUnsupported)
-
-  bool readable() const { return kind == Kind::kText; }
-};
-
-// The note for texts nvidia-smi prints instead of a value the driver does not offer: "N/A",
-// "[N/A]", "Not Supported", "[Not Supported]" and (v13) "Requested functionality has been
-// deprecated". Other words ("Unknown Error", "GPU requires reset") are errors, not unsupported.
-std::optional<std::string> UnsupportedNote(std::string_view text) {
-  std::string_view t = text;
-  if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = Trim(t.substr(1, t.size() - 2));
-  constexpr std::string_view kWords[] = {"N/A", "Not Supported",
-                                         "Requested functionality has been deprecated"};
-  for (std::string_view word : kWords) {
-    if (t == word) return "nvidia-smi reports " + std::string(word);
-  }
-  return std::nullopt;
-}
-
-Field FromNode(pugi::xml_node node, std::string path) {
-  Field f;
-  f.path = std::move(path);
-  f.node = node;
-  f.text = Trim(node.child_value());
-  if (auto note = UnsupportedNote(f.text)) {
-    f.kind = Field::Kind::kUnsupported;
-    f.note = *note;
-  } else {
-    f.kind = Field::Kind::kText;
-  }
-  return f;
-}
-
-// Looks up `rel` ("temperature/gpu_temp") below `base`, whose path is `base_path`. A missing
-// element under a container that says "N/A" as a whole (<remapped_rows>N/A</remapped_rows>) is
-// unsupported, not missing.
-Field Lookup(pugi::xml_node base, std::string_view base_path, std::string_view rel) {
-  std::string path = fmt::format("{}/{}", base_path, rel);
-  pugi::xml_node node = base;
-  for (std::string_view name : Split(rel, '/')) {
-    pugi::xml_node next = node.child(std::string(name).c_str());
-    if (!next) {
-      Field f;
-      f.path = std::move(path);
-      auto note = node == base ? std::nullopt : UnsupportedNote(Trim(node.child_value()));
-      f.kind = note ? Field::Kind::kUnsupported : Field::Kind::kMissing;
-      f.note = note ? *note : "not in capture";
-      return f;
-    }
-    node = next;
-  }
-  return FromNode(node, std::move(path));
-}
-
-// The first of `fields` present in the capture (element spellings differ between versions).
-Field FirstPresent(std::initializer_list<Field> fields) {
-  for (const Field& f : fields) {
-    if (f.kind != Field::Kind::kMissing) return f;
-  }
-  return *fields.begin();
-}
-
-std::string Quote(std::string_view text) {
-  if (text.size() <= kMaxQuotedText) return fmt::format("'{}'", text);
-  return fmt::format("'{}...' ({} bytes)", text.substr(0, kMaxQuotedText), text.size());
-}
-
-template <typename T>
-Reading<T> NotRead(const Field& f) {
-  return Reading<T>::Unsupported(f.note);
-}
-
-template <typename T>
-Reading<T> Garbled(const Field& f, std::string_view what) {
-  // nvidia-smi prints NVML errors in place of values: "Unknown Error", "[GPU requires reset]".
-  if (EndsWith(f.text, "Error") || EndsWith(f.text, "]")) {
-    return Reading<T>::Error(fmt::format("{}: nvidia-smi reports {}", f.path, Quote(f.text)));
-  }
-  return Reading<T>::Error(fmt::format("{}: cannot parse {} as {}", f.path, Quote(f.text), what));
-}
-
-std::string Expected(std::string_view unit) {
-  return unit.empty() ? "an integer" : fmt::format("an integer in {}", unit);
-}
-
-// "27 C" -> "27" for unit "C". A bare number is accepted too (nothing else is ambiguous).
-std::string_view StripUnit(std::string_view text, std::string_view unit) {
-  if (!unit.empty() && EndsWith(text, unit)) return Trim(text.substr(0, text.size() - unit.size()));
-  return text;
-}
-
-Reading<int> ToInt(const Field& f, std::string_view unit) {
-  if (!f.readable()) return NotRead<int>(f);
-  std::optional<int64_t> v = ParseInt(StripUnit(f.text, unit));
-  if (!v || *v < INT_MIN || *v > INT_MAX) return Garbled<int>(f, Expected(unit));
-  return Reading<int>::Of(static_cast<int>(*v));
-}
-
-Reading<uint64_t> ToUint(const Field& f, std::string_view unit) {
-  if (!f.readable()) return NotRead<uint64_t>(f);
-  std::optional<uint64_t> v = ParseUint(StripUnit(f.text, unit));
-  if (!v) return Garbled<uint64_t>(f, unit.empty() ? "a count" : Expected(unit));
-  return Reading<uint64_t>::Of(*v);
-}
-
-Reading<uint64_t> ToBytesFromMib(const Field& f) {
-  Reading<uint64_t> mib = ToUint(f, "MiB");
-  if (!mib.has()) return mib;
-  if (*mib > UINT64_MAX / kBytesPerMib) return Garbled<uint64_t>(f, "a size in MiB (overflow)");
-  return Reading<uint64_t>::Of(*mib * kBytesPerMib);
-}
-
-Reading<double> ToDouble(const Field& f, std::string_view unit) {
-  if (!f.readable()) return NotRead<double>(f);
-  std::optional<double> v = ParseDouble(StripUnit(f.text, unit));
-  if (!v || !std::isfinite(*v)) return Garbled<double>(f, fmt::format("a number in {}", unit));
-  return Reading<double>::Of(*v);
-}
-
-// The on/off words nvidia-smi uses for modes, flags and clock event reasons.
-Reading<bool> ToBool(const Field& f) {
-  if (!f.readable()) return NotRead<bool>(f);
-  constexpr std::pair<std::string_view, bool> kWords[] = {
-      {"Enabled", true}, {"Disabled", false}, {"Yes", true},
-      {"No", false},     {"Active", true},    {"Not Active", false},
-  };
-  for (const auto& [word, value] : kWords) {
-    if (f.text == word) return Reading<bool>::Of(value);
-  }
-  return Garbled<bool>(f, "Enabled/Disabled, Yes/No or Active/Not Active");
-}
-
-Reading<std::string> ToText(const Field& f) {
-  if (!f.readable()) return NotRead<std::string>(f);
-  if (f.text.empty()) return Reading<std::string>::Error(f.path + ": empty");
-  return Reading<std::string>::Of(std::string(f.text));
-}
-
-// Identity strings (name, serial) are plain strings in GpuState: empty when not reported.
-std::string TextOrEmpty(const Field& f) { return f.readable() ? std::string(f.text) : ""; }
-
-// "P0" .. "P15" (NVML performance states).
-Reading<int> ToPerformanceState(const Field& f) {
-  if (!f.readable()) return NotRead<int>(f);
-  std::optional<int64_t> v;
-  if (StartsWith(f.text, "P")) v = ParseInt(f.text.substr(1));
-  if (!v || *v < 0 || *v > 15) return Garbled<int>(f, "a performance state P0..P15");
-  return Reading<int>::Of(static_cast<int>(*v));
-}
-
-// "12.2" -> 12020: the CUDA driver API encoding, 1000 * major + 10 * minor.
-Reading<int> ToCudaVersion(const Field& f) {
-  if (!f.readable()) return NotRead<int>(f);
-  std::vector<std::string_view> parts = Split(f.text, '.');
-  std::optional<int64_t> major = ParseInt(parts[0]);
-  std::optional<int64_t> minor = parts.size() == 2 ? ParseInt(parts[1]) : int64_t{0};
-  if (parts.size() > 2 || !major || !minor || *major < 0 || *major > 1000 || *minor < 0 ||
-      *minor > 99) {
-    return Garbled<int>(f, "a CUDA version like 12.2");
-  }
-  return Reading<int>::Of(static_cast<int>(*major * 1000 + *minor * 10));
-}
-
-std::optional<uint32_t> ParseHex(std::string_view s, size_t max_digits) {
-  uint32_t v = 0;
-  if (s.empty() || s.size() > max_digits) return std::nullopt;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-// "00000000:01:00.0" (NVML's 8-digit domain, upper case) -> "0000:01:00.0" (sysfs form).
-std::optional<std::string> NormalisePciBusId(std::string_view text) {
-  std::vector<std::string_view> parts = Split(text, ':');
-  if (parts.size() != 3) return std::nullopt;
-  std::vector<std::string_view> dev_fn = Split(parts[2], '.');
-  if (dev_fn.size() != 2) return std::nullopt;
-  std::optional<uint32_t> domain = ParseHex(parts[0], 8);
-  std::optional<uint32_t> bus = ParseHex(parts[1], 2);
-  std::optional<uint32_t> dev = ParseHex(dev_fn[0], 2);
-  std::optional<uint32_t> fn = ParseHex(dev_fn[1], 1);
-  // PCI: 32 devices per bus, 8 functions per device.
-  if (!domain || !bus || !dev || !fn || *dev > 31 || *fn > 7) return std::nullopt;
-  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", *domain, *bus, *dev, *fn);
-}
-
-// True if either says so; otherwise an error, a value, or the more telling "unsupported" note.
-Reading<bool> AnyTrue(const Reading<bool>& a, const Reading<bool>& b) {
-  if ((a.has() && *a) || (b.has() && *b)) return Reading<bool>::Of(true);
-  if (a.error()) return a;
-  if (b.error()) return b;
-  if (a.has()) return a;
-  if (b.has()) return b;
-  return a.note == "not in capture" ? b : a;
-}
 
 // Element suffixes under <clocks_event_reasons> (v12+) or <clocks_throttle_reasons> (older), and
 // their NVML bits.

@@ -14,6 +14,7 @@
 #include "sources/bounded_call.h"
 #include "sources/nvml_loader.h"
 #include "sources/scenario_json.h"
+#include "testing/temp_tree.h"
 
 namespace gpuvet {
 namespace {
@@ -21,17 +22,10 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-std::string TempDir() {
-  const char* dir = std::getenv("GPUVET_TEST_TMPDIR");
-  std::string path = dir != nullptr ? dir : ::testing::TempDir();
-  std::system(("mkdir -p '" + path + "'").c_str());
-  return path;
-}
-
 // Writes `json` to a scenario file and points the fake at it.
 void UseScenario(const std::string& json) {
-  const std::string path = TempDir() + "/nvml_scenario_" + std::to_string(getpid()) + "_" +
-                           ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+  const std::string path = test::TestTempDir() + "/nvml_scenario_" + std::to_string(getpid()) +
+                           "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                            ".json";
   std::ofstream(path) << json;
   setenv("GPUVET_FAKE_NVML_SCENARIO", path.c_str(), 1);

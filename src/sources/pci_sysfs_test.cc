@@ -3,42 +3,18 @@
 #include "sources/pci_sysfs.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <string>
+
+#include "testing/temp_tree.h"
 
 namespace gpuvet {
 namespace {
 
-namespace fs = std::filesystem;
-
-// A fresh directory under GPUVET_TEST_TMPDIR (or gtest's temp dir), removed at the end.
-class Fixture {
+// A fixture tree (tests/testing/temp_tree.h) that also writes PCI function directories.
+class PciTree : public test::TempTree {
  public:
-  Fixture() {
-    const char* base = std::getenv("GPUVET_TEST_TMPDIR");
-    fs::path dir = base != nullptr ? fs::path(base) : fs::path(::testing::TempDir());
-    fs::create_directories(dir);
-    std::string templ = (dir / "pci_sysfs_XXXXXX").string();
-    root_ = ::mkdtemp(templ.data());
-  }
-  ~Fixture() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  const std::string& root() const { return root_; }
-  void Write(const std::string& rel, const std::string& text) const {
-    fs::path p = fs::path(root_) / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-  }
-  void Link(const std::string& rel, const std::string& target) const {
-    fs::path p = fs::path(root_) / rel;
-    fs::create_directories(p.parent_path());
-    fs::create_symlink(target, p);
-  }
+  PciTree() : TempTree("pci_sysfs") {}
   // A PCI function directory with the usual attributes.
   void Function(const std::string& dir, const std::string& vendor, const std::string& cls,
                 const std::string& speed, const std::string& width) const {
@@ -52,9 +28,6 @@ class Fixture {
     Write(dir + "/numa_node", "1\n");
     Write(dir + "/local_cpulist", "32-63\n");
   }
-
- private:
-  std::string root_;
 };
 
 TEST(PciParseTest, LinkSpeed) {
@@ -107,7 +80,7 @@ TEST(PciParseTest, Addresses) {
 }
 
 TEST(PciResolveTest, StaysInsideRoot) {
-  Fixture fx;
+  PciTree fx;
   fx.Write("sys/devices/pci0000:00/0000:00:01.0/vendor", "0x8086\n");
   fx.Link("sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0");
   fx.Link("sys/bus/pci/devices/abs", "/sys/devices/pci0000:00");
@@ -126,7 +99,7 @@ TEST(PciResolveTest, StaysInsideRoot) {
 }
 
 TEST(PciReadTest, GpuWithBridgeSortedAndFiltered) {
-  Fixture fx;
+  PciTree fx;
   const std::string bridge = "sys/devices/pci0000:00/0000:00:01.0";
   const std::string gpu = bridge + "/0000:01:00.0";
   fx.Function(bridge, "0x8086", "0x060400", "32.0 GT/s PCIe", "16");
@@ -189,7 +162,7 @@ TEST(PciReadTest, GpuWithBridgeSortedAndFiltered) {
 }
 
 TEST(PciReadTest, GarbledFieldsAreErrorsNamingTheFile) {
-  Fixture fx;
+  PciTree fx;
   const std::string gpu = "sys/devices/pci0000:00/0000:3b:00.0";
   fx.Function(gpu, "0x10de", "0x030200", "sixteen", "wide");
   fx.Write(gpu + "/numa_node", "zero\n");
@@ -218,7 +191,7 @@ TEST(PciReadTest, GarbledFieldsAreErrorsNamingTheFile) {
 }
 
 TEST(PciReadTest, NoSysfsIsUnsupported) {
-  Fixture fx;
+  PciTree fx;
   auto r = ReadPciGpus(HostPaths(fx.root()));
   EXPECT_TRUE(r.unsupported()) << r.note;
   fx.Write("sys/bus/pci/devices/.keep", "");

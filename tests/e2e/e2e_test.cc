@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -47,15 +48,41 @@ std::string ReplaceAll(std::string s, const std::string& from, const std::string
   return s;
 }
 
-std::vector<std::string> Fixtures() {
+// Subdirectories of `root` that hold a README.md (one fixture each).
+std::vector<std::string> FixturesIn(const fs::path& root) {
   std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(GPUVET_FIXTURES_DIR)) {
+  for (const auto& e : fs::directory_iterator(root)) {
     if (e.is_directory() && fs::exists(e.path() / "README.md")) {
       names.push_back(e.path().filename().string());
     }
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::vector<std::string> Fixtures() { return FixturesIn(GPUVET_FIXTURES_DIR); }
+
+fs::path TraceFixturesDir() { return fs::path(GPUVET_FIXTURES_DIR) / "traces"; }
+
+// "- `id` severity …" lines of a fixture README, checked against a JSON report's findings.
+void ExpectPromisedFindings(const std::string& name, const fs::path& readme_path,
+                            const nlohmann::json& report) {
+  std::string readme = ReadText(readme_path);
+  std::regex line(R"(- `([a-z_]+\.[a-z_]+)` (ok|info|warn|fail|unknown)\b.*)");
+  int promised = 0;
+  std::istringstream lines(readme);
+  for (std::string text; std::getline(lines, text);) {
+    std::smatch m;
+    if (!std::regex_match(text, m, line)) continue;
+    ++promised;
+    std::string id = m[1], sev = m[2];
+    bool found = false;
+    for (const auto& f : report["findings"]) {
+      if (f["id"] == id && f["severity"] == sev) found = true;
+    }
+    EXPECT_TRUE(found) << name << ": README promises " << id << " " << sev;
+  }
+  EXPECT_GT(promised, 0) << name << ": README lists no expected findings";
 }
 
 bool Updating() {
@@ -96,21 +123,42 @@ FixtureRun RunFixture(const std::string& name, const std::string& format) {
     for (std::string a; args >> a;) argv.push_back(a);
   }
   // Git keeps no permission bits but the executable one: NAME/modes lists "MODE PATH" to apply.
+  std::string run_root_copy;  // set when the tree was copied for an unprivileged run
   if (fs::exists(dir / "modes")) {
     std::istringstream modes(ReadText(dir / "modes"));
     for (std::string mode, path; modes >> mode >> path;) {
       fs::permissions(dir / path, static_cast<fs::perms>(std::stoi(mode, nullptr, 8)));
     }
   }
-  // Fixtures that model an unprivileged user run under setpriv when the tests run as root.
+  // Fixtures that model an unprivileged user run under setpriv when the tests run as root. The
+  // checkout may sit where nobody cannot reach it (e.g. under /root), so the binary and the tree
+  // are copied to a world-readable temporary directory first.
   if (fs::exists(dir / "run_as_nobody") && geteuid() == 0) {
-    argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
-                               "--clear-groups", "--"});
+    std::string tmpl = (fs::temp_directory_path() / "gpuvet-e2e-XXXXXX").string();
+    std::string tmp = mkdtemp(tmpl.data()) ? tmpl : "";
+    if (!tmp.empty()) {
+      fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+      fs::copy_file(GPUVET_BINARY, fs::path(tmp) / "gpuvet");
+      fs::copy(dir / "root", fs::path(tmp) / "root",
+               fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+      argv[0] = (fs::path(tmp) / "gpuvet").string();
+      for (std::string& a : argv) a = ReplaceAll(a, (dir / "root").string(), tmp + "/root");
+      // the scrubbed output names the fixture, wherever the copy lives
+      run_root_copy = tmp;
+    }
+    argv.insert(argv.begin(),
+                {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
   }
   FixtureRun run;
   run.result = RunBinary(argv, env, 60);
-  run.scrubbed = ReplaceAll(ReplaceAll(run.result.out, dir.string(), "<fixture>"),
-                            GPUVET_FAKE_NVML_LIB, "<fake-nvml>");
+  std::string out = run.result.out;
+  if (!run_root_copy.empty()) {
+    out = ReplaceAll(out, run_root_copy + "/root", (dir / "root").string());
+    fs::remove_all(run_root_copy);
+  }
+  run.scrubbed =
+      ReplaceAll(ReplaceAll(out, dir.string(), "<fixture>"), GPUVET_FAKE_NVML_LIB, "<fake-nvml>");
   return run;
 }
 
@@ -147,36 +195,60 @@ TEST_P(FixtureTest, MatchesGoldenOutputs) {
   }
 
   // The README's promises: "- `id` severity [subject words]".
-  std::string readme = ReadText(dir / "README.md");
-  std::regex line(R"(- `([a-z_]+\.[a-z_]+)` (ok|info|warn|fail|unknown)\b.*)");
-  int promised = 0;
-  std::istringstream lines(readme);
-  for (std::string text; std::getline(lines, text);) {
-    std::smatch m;
-    if (!std::regex_match(text, m, line)) continue;
-    ++promised;
-    std::string id = m[1], sev = m[2];
-    bool found = false;
-    for (const auto& f : report["findings"]) {
-      if (f["id"] == id && f["severity"] == sev) found = true;
-    }
-    EXPECT_TRUE(found) << name << ": README promises " << id << " " << sev;
-  }
-  EXPECT_GT(promised, 0) << name << ": README lists no expected findings";
+  ExpectPromisedFindings(name, dir / "README.md", report);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(Fixtures()),
-                         [](const auto& info) {
-                           std::string name = info.param;  // gtest names allow [A-Za-z0-9_]
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+std::string GtestName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;  // gtest names allow [A-Za-z0-9_]
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(Fixtures()), GtestName);
+
+// `gpuvet trace` over tests/fixtures/traces/NAME/input with goldens like the check fixtures.
+class TraceFixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TraceFixtureTest, MatchesGoldenOutputs) {
+  const std::string name = GetParam();
+  fs::path dir = TraceFixturesDir() / name;
+  std::string scrubbed[2];
+  nlohmann::json report;
+  const char* formats[2] = {"json", "text"};
+  for (int i = 0; i < 2; ++i) {
+    RunResult r = RunBinary(
+        {GPUVET_BINARY, "trace", (dir / "input").string(), "--format", formats[i]}, {}, 60);
+    ASSERT_EQ(r.exit_code, 0) << name << " " << formats[i] << ": " << r.err;
+    scrubbed[i] = ReplaceAll(r.out, dir.string(), "<fixture>");
+    if (i == 0) report = nlohmann::json::parse(r.out);
+  }
+  EXPECT_EQ(report["schema"], "gpuvet.trace/v1");
+  if (Updating()) {
+    WriteText(dir / "expected.json", scrubbed[0]);
+    WriteText(dir / "expected.txt", scrubbed[1]);
+  } else {
+    ASSERT_TRUE(fs::exists(dir / "expected.json"))
+        << "no golden for " << name << "; run with GPUVET_UPDATE_GOLDEN=1";
+    EXPECT_EQ(scrubbed[0], ReadText(dir / "expected.json")) << name << ": JSON differs";
+    EXPECT_EQ(scrubbed[1], ReadText(dir / "expected.txt")) << name << ": text differs";
+  }
+  ExpectPromisedFindings(name, dir / "README.md", report);
+}
+
+INSTANTIATE_TEST_SUITE_P(TraceFixtures, TraceFixtureTest,
+                         ::testing::ValuesIn(FixturesIn(TraceFixturesDir())), GtestName);
 
 // Every catalogue entry is triggered (severity other than ok) by at least one fixture.
 TEST(CatalogueCoverageTest, EveryCheckFiresInSomeFixture) {
   std::set<std::string> fired;
+  std::vector<fs::path> goldens;
   for (const std::string& name : Fixtures()) {
-    fs::path golden = fs::path(GPUVET_FIXTURES_DIR) / name / "expected.json";
+    goldens.push_back(fs::path(GPUVET_FIXTURES_DIR) / name / "expected.json");
+  }
+  for (const std::string& name : FixturesIn(TraceFixturesDir())) {
+    goldens.push_back(TraceFixturesDir() / name / "expected.json");
+  }
+  for (const fs::path& golden : goldens) {
     if (!fs::exists(golden)) continue;
     auto j = nlohmann::json::parse(ReadText(golden));
     for (const auto& f : j["findings"]) {
@@ -233,13 +305,20 @@ TEST(CliTest, DumpNvmlReplaysToTheSameReport) {
   // A node recorded with `debug dump-nvml` must check exactly like the node itself.
   fs::path dir = fs::path(GPUVET_FIXTURES_DIR) / "ecc-dbe";
   std::string scenario_env = "GPUVET_FAKE_NVML_SCENARIO=" + (dir / "nvml.json").string();
-  RunResult dump = Gpuvet({"debug", "dump-nvml", "--nvml-lib", GPUVET_FAKE_NVML_LIB},
-                          {scenario_env});
+  RunResult dump =
+      Gpuvet({"debug", "dump-nvml", "--nvml-lib", GPUVET_FAKE_NVML_LIB}, {scenario_env});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   fs::path recorded = fs::path(::testing::TempDir()) / "gpuvet_e2e_dumped.json";
   WriteText(recorded, dump.out);
-  std::vector<std::string> check = {"check", "--root", (dir / "root").string(), "--nvml-lib",
-                                    GPUVET_FAKE_NVML_LIB, "--format", "json", "--now", kNow};
+  std::vector<std::string> check = {"check",
+                                    "--root",
+                                    (dir / "root").string(),
+                                    "--nvml-lib",
+                                    GPUVET_FAKE_NVML_LIB,
+                                    "--format",
+                                    "json",
+                                    "--now",
+                                    kNow};
   RunResult original = Gpuvet(check, {scenario_env});
   RunResult replayed = Gpuvet(check, {"GPUVET_FAKE_NVML_SCENARIO=" + recorded.string()});
   EXPECT_EQ(original.exit_code, 1);
@@ -278,8 +357,8 @@ TEST(CliTest, RealCapturesRunOffline) {
 TEST(CliTest, RealKernelLogIsApplicationXidsOnly) {
   fs::path log = fs::path(GPUVET_SHARED_DATA_DIR) / "kmsg/dmesg.decode.iso.log.0";
   if (!fs::exists(log)) GTEST_SKIP() << "shared data not present: " << log;
-  RunResult r = Gpuvet({"check", "--kernel-log", log.string(), "--only", "xid,kernel",
-                        "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--format", "json"});
+  RunResult r = Gpuvet({"check", "--kernel-log", log.string(), "--only", "xid,kernel", "--nvml-lib",
+                        "/nonexistent/libnvidia-ml.so.1", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   auto evidence = [](const nlohmann::json& f, const std::string& name) -> std::string {

@@ -40,8 +40,9 @@ RunResult RunBinary(const std::vector<std::string>& argv, const std::vector<std:
   int open_fds = 2;
   while (open_fds > 0) {
     auto elapsed = std::chrono::steady_clock::now() - start;
-    int left_ms = timeout_s * 1000 -
-                  static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
+    int left_ms =
+        timeout_s * 1000 -
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
     if (left_ms <= 0) {
       r.timed_out = true;
       kill(pid, SIGKILL);

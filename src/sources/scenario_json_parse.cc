@@ -1,139 +1,35 @@
-// Scenario JSON parser and writer. Every GpuState field is listed once, in the tables below, with
-// its JSON key and the NVML function that answers it; parse and write both walk those tables.
-#include "sources/scenario_json.h"
-
+// Scenario JSON parser: walks the document with a JSON pointer for every value, so a wrong type,
+// an unknown key or an unknown NVML error name is reported exactly where it is. GpuState fields
+// come from the shared tables in scenario_fields.h.
 #include <fmt/format.h>
 
-#include <cctype>
 #include <climits>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "sources/nvml_loader.h"
+#include "sources/scenario_fields.h"
+#include "sources/scenario_json.h"
 
 namespace gpuvet {
 
 namespace {
 
 using nlohmann::json;
+using scenario_internal::kBoolFields;
+using scenario_internal::kDoubleFields;
+using scenario_internal::kIntFields;
+using scenario_internal::kNvLinkCounterCall;
+using scenario_internal::kNvLinkCounters;
+using scenario_internal::kProcessesCall;
+using scenario_internal::kScenarioVersion;
+using scenario_internal::kStringFields;
+using scenario_internal::kUint64Fields;
+using scenario_internal::NvLinkCounterField;
 
-// The format version written to "scenario_version"; bump on incompatible changes.
-constexpr int kScenarioVersion = 1;
-// A hang recorded by dump-nvml is replayed as this delay: far above any sane --call-timeout.
-constexpr int kReplayedHangMs = 60000;
 // Upper bound for delays_ms so a typo cannot park a test for days.
 constexpr int64_t kMaxDelayMs = 3600 * 1000;
-
-template <typename T>
-struct Field {
-  const char* key;
-  Reading<T> GpuState::*member;
-  const char* call;  // the NVML function whose answer this field is
-};
-
-constexpr Field<int> kIntFields[] = {
-    {"minor_number", &GpuState::minor_number, "nvmlDeviceGetMinorNumber"},
-    {"performance_state", &GpuState::performance_state, "nvmlDeviceGetPerformanceState"},
-    {"gpu_util_pct", &GpuState::gpu_util_pct, "nvmlDeviceGetUtilizationRates"},
-    {"memory_util_pct", &GpuState::memory_util_pct, "nvmlDeviceGetUtilizationRates"},
-    {"sm_clock_mhz", &GpuState::sm_clock_mhz, "nvmlDeviceGetClockInfo"},
-    {"sm_clock_max_mhz", &GpuState::sm_clock_max_mhz, "nvmlDeviceGetMaxClockInfo"},
-    {"mem_clock_mhz", &GpuState::mem_clock_mhz, "nvmlDeviceGetClockInfo"},
-    {"mem_clock_max_mhz", &GpuState::mem_clock_max_mhz, "nvmlDeviceGetMaxClockInfo"},
-    {"temperature_c", &GpuState::temperature_c, "nvmlDeviceGetTemperature"},
-    {"slowdown_temperature_c", &GpuState::slowdown_temperature_c,
-     "nvmlDeviceGetTemperatureThreshold"},
-    {"shutdown_temperature_c", &GpuState::shutdown_temperature_c,
-     "nvmlDeviceGetTemperatureThreshold"},
-    {"pcie_gen", &GpuState::pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration"},
-    {"pcie_gen_max", &GpuState::pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration"},
-    {"pcie_width", &GpuState::pcie_width, "nvmlDeviceGetCurrPcieLinkWidth"},
-    {"pcie_width_max", &GpuState::pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth"},
-    {"retired_pages_sbe", &GpuState::retired_pages_sbe, "nvmlDeviceGetRetiredPages"},
-    {"retired_pages_dbe", &GpuState::retired_pages_dbe, "nvmlDeviceGetRetiredPages"},
-    {"remapped_rows_correctable", &GpuState::remapped_rows_correctable,
-     "nvmlDeviceGetRemappedRows"},
-    {"remapped_rows_uncorrectable", &GpuState::remapped_rows_uncorrectable,
-     "nvmlDeviceGetRemappedRows"},
-    {"mig_instances", &GpuState::mig_instances, "nvmlDeviceGetMaxMigDeviceCount"},
-};
-
-constexpr Field<uint64_t> kUint64Fields[] = {
-    {"memory_total_bytes", &GpuState::memory_total_bytes, "nvmlDeviceGetMemoryInfo"},
-    {"memory_used_bytes", &GpuState::memory_used_bytes, "nvmlDeviceGetMemoryInfo"},
-    {"clock_event_reasons", &GpuState::clock_event_reasons,
-     "nvmlDeviceGetCurrentClocksEventReasons"},
-    {"pcie_replay_counter", &GpuState::pcie_replay_counter, "nvmlDeviceGetPcieReplayCounter"},
-    {"ecc_corrected_volatile", &GpuState::ecc_corrected_volatile, "nvmlDeviceGetTotalEccErrors"},
-    {"ecc_uncorrected_volatile", &GpuState::ecc_uncorrected_volatile,
-     "nvmlDeviceGetTotalEccErrors"},
-    {"ecc_corrected_aggregate", &GpuState::ecc_corrected_aggregate, "nvmlDeviceGetTotalEccErrors"},
-    {"ecc_uncorrected_aggregate", &GpuState::ecc_uncorrected_aggregate,
-     "nvmlDeviceGetTotalEccErrors"},
-};
-
-constexpr Field<bool> kBoolFields[] = {
-    {"persistence_mode", &GpuState::persistence_mode, "nvmlDeviceGetPersistenceMode"},
-    {"ecc_enabled", &GpuState::ecc_enabled, "nvmlDeviceGetEccMode"},
-    {"ecc_pending_enabled", &GpuState::ecc_pending_enabled, "nvmlDeviceGetEccMode"},
-    {"retired_pages_pending", &GpuState::retired_pages_pending,
-     "nvmlDeviceGetRetiredPagesPendingStatus"},
-    {"remap_pending", &GpuState::remap_pending, "nvmlDeviceGetRemappedRows"},
-    {"remap_failure", &GpuState::remap_failure, "nvmlDeviceGetRemappedRows"},
-    {"mig_enabled", &GpuState::mig_enabled, "nvmlDeviceGetMigMode"},
-    {"mig_pending_enabled", &GpuState::mig_pending_enabled, "nvmlDeviceGetMigMode"},
-};
-
-constexpr Field<double> kDoubleFields[] = {
-    {"power_w", &GpuState::power_w, "nvmlDeviceGetPowerUsage"},
-    {"power_limit_w", &GpuState::power_limit_w, "nvmlDeviceGetEnforcedPowerLimit"},
-    {"default_power_limit_w", &GpuState::default_power_limit_w,
-     "nvmlDeviceGetPowerManagementDefaultLimit"},
-};
-
-// Identity strings are plain std::string in GpuState: empty means "not answered".
-struct StringField {
-  const char* key;
-  std::string GpuState::*member;
-  const char* call;
-};
-constexpr StringField kStringFields[] = {
-    {"name", &GpuState::name, "nvmlDeviceGetName"},
-    {"uuid", &GpuState::uuid, "nvmlDeviceGetUUID"},
-    {"serial", &GpuState::serial, "nvmlDeviceGetSerial"},
-    {"pci_bus_id", &GpuState::pci_bus_id, "nvmlDeviceGetPciInfo_v3"},
-    {"vbios_version", &GpuState::vbios_version, "nvmlDeviceGetVbiosVersion"},
-};
-
-struct NvLinkCounterField {
-  const char* key;
-  Reading<uint64_t> NvLinkState::*member;
-};
-constexpr NvLinkCounterField kNvLinkCounters[] = {
-    {"replay_errors", &NvLinkState::replay_errors},
-    {"recovery_errors", &NvLinkState::recovery_errors},
-    {"crc_flit_errors", &NvLinkState::crc_flit_errors},
-    {"crc_data_errors", &NvLinkState::crc_data_errors},
-};
-constexpr char kNvLinkStateCall[] = "nvmlDeviceGetNvLinkState";
-constexpr char kNvLinkCounterCall[] = "nvmlDeviceGetNvLinkErrorCounter";
-constexpr char kProcessesCall[] = "nvmlDeviceGetComputeRunningProcesses_v3";
-
-// True when `call` is the source of some Reading field (its errors are written on that field).
-bool CallHasField(std::string_view call) {
-  for (const auto& f : kIntFields)
-    if (call == f.call) return true;
-  for (const auto& f : kUint64Fields)
-    if (call == f.call) return true;
-  for (const auto& f : kBoolFields)
-    if (call == f.call) return true;
-  for (const auto& f : kDoubleFields)
-    if (call == f.call) return true;
-  return call == kNvLinkCounterCall || call == kProcessesCall;
-}
-
-// ---- parsing ----
 
 class Parser {
  public:
@@ -430,62 +326,7 @@ Status Parser::Top(const json& j, Scenario* out) const {
   return Status::Ok();
 }
 
-// ---- writing ----
-
-template <typename T>
-void PutReading(json& obj, const char* key, const Reading<T>& r) {
-  switch (r.state) {
-    case Reading<T>::State::kAbsent:
-      return;
-    case Reading<T>::State::kValue:
-      obj[key] = r.value;
-      return;
-    case Reading<T>::State::kNotSupported:
-      obj[key] = "NOT_SUPPORTED";
-      return;
-    case Reading<T>::State::kError:
-      obj[key] = std::string(NvmlErrorName(NvmlCodeFromNote(r.note)));
-      return;
-  }
-}
-
-json CodeMap(const std::map<std::string, int>& m) {
-  json out = json::object();
-  for (const auto& [call, code] : m) out[call] = std::string(NvmlErrorName(code));
-  return out;
-}
-
-// Failures of calls that have no field of their own go to "errors"; hangs go to "delays_ms".
-void AddFailures(const std::vector<CallFailure>& failures, std::map<std::string, int>* errors,
-                 std::map<std::string, int>* delays) {
-  for (const CallFailure& f : failures) {
-    if (f.timed_out) {
-      (*delays)[f.call] = kReplayedHangMs;
-    } else if (!CallHasField(f.call)) {
-      (*errors)[f.call] = NvmlCodeFromNote(f.message);
-    }
-  }
-}
-
 }  // namespace
-
-int NvmlCodeFromNote(std::string_view note) {
-  // "… (NVML_ERROR_GPU_IS_LOST = 15)" as DescribeNvmlError writes it.
-  constexpr std::string_view kPrefix = "NVML_ERROR_";
-  if (size_t at = note.rfind(kPrefix); at != std::string_view::npos) {
-    size_t end = at + kPrefix.size();
-    while (end < note.size() &&
-           (std::isupper(static_cast<unsigned char>(note[end])) || note[end] == '_')) {
-      ++end;
-    }
-    if (std::optional<int> code = NvmlErrorFromName(note.substr(at, end - at))) return *code;
-  }
-  // "nvmlDeviceGetPowerUsage: UNKNOWN" as the NVML source writes Reading notes.
-  if (size_t at = note.rfind(": "); at != std::string_view::npos) {
-    if (std::optional<int> code = NvmlErrorFromName(note.substr(at + 2))) return *code;
-  }
-  return NVML_ERROR_UNKNOWN;
-}
 
 Result<Scenario> ParseScenario(std::string_view text, std::string_view origin) {
   json j;
@@ -498,94 +339,6 @@ Result<Scenario> ParseScenario(std::string_view text, std::string_view origin) {
   Scenario scenario;
   if (Status s = Parser(origin).Top(j, &scenario); !s.ok()) return s;
   return scenario;
-}
-
-Scenario ScenarioFromInventory(const GpuInventory& inv) {
-  Scenario out;
-  switch (inv.state) {
-    case GpuSourceState::kOk:
-    case GpuSourceState::kNotRun:
-      out.init = NVML_SUCCESS;
-      break;
-    case GpuSourceState::kLibraryMissing:
-      out.init = NVML_ERROR_LIBRARY_NOT_FOUND;
-      break;
-    case GpuSourceState::kDriverNotLoaded:
-      out.init = NVML_ERROR_DRIVER_NOT_LOADED;
-      break;
-    case GpuSourceState::kInitFailed:
-      out.init = NvmlCodeFromNote(inv.detail);
-      break;
-    case GpuSourceState::kHung:
-      out.init = NVML_SUCCESS;  // the hang itself is in failures -> delays_ms
-      break;
-  }
-  out.driver_version = inv.driver_version;
-  out.nvml_version = inv.nvml_version;
-  out.cuda_driver_version = inv.cuda_driver_version;
-  AddFailures(inv.failures, &out.errors, &out.delays_ms);
-  for (const GpuState& gpu : inv.gpus) {
-    ScenarioGpu sg;
-    sg.state = gpu;
-    sg.state.failures.clear();
-    AddFailures(gpu.failures, &sg.errors, &sg.delays_ms);
-    out.gpus.push_back(std::move(sg));
-  }
-  return out;
-}
-
-std::string WriteScenario(const Scenario& s) {
-  json top = json::object();
-  top["scenario_version"] = kScenarioVersion;
-  top["init"] = std::string(NvmlErrorName(s.init));
-  PutReading(top, "driver_version", s.driver_version);
-  PutReading(top, "nvml_version", s.nvml_version);
-  PutReading(top, "cuda_driver_version", s.cuda_driver_version);
-  if (!s.errors.empty()) top["errors"] = CodeMap(s.errors);
-  if (!s.delays_ms.empty()) top["delays_ms"] = s.delays_ms;
-  json gpus = json::array();
-  for (const ScenarioGpu& sg : s.gpus) {
-    const GpuState& gpu = sg.state;
-    json g = json::object();
-    g["index"] = gpu.index;
-    for (const auto& f : kStringFields) {
-      if (!(gpu.*f.member).empty()) g[f.key] = gpu.*f.member;
-    }
-    for (const auto& f : kIntFields) PutReading(g, f.key, gpu.*f.member);
-    for (const auto& f : kUint64Fields) PutReading(g, f.key, gpu.*f.member);
-    for (const auto& f : kBoolFields) PutReading(g, f.key, gpu.*f.member);
-    for (const auto& f : kDoubleFields) PutReading(g, f.key, gpu.*f.member);
-    if (!gpu.nvlinks.empty()) {
-      json links = json::array();
-      for (const NvLinkState& l : gpu.nvlinks) {
-        json link = {{"link", l.link}, {"active", l.active}};
-        for (const auto& c : kNvLinkCounters) PutReading(link, c.key, l.*c.member);
-        links.push_back(std::move(link));
-      }
-      g["nvlinks"] = std::move(links);
-    }
-    if (gpu.compute_processes.has()) {
-      json procs = json::array();
-      for (const GpuProcess& p : *gpu.compute_processes) {
-        procs.push_back({{"pid", p.pid}, {"used_memory_bytes", p.used_memory_bytes}});
-      }
-      g["compute_processes"] = std::move(procs);
-    } else if (gpu.compute_processes.unsupported() || gpu.compute_processes.error()) {
-      g["compute_processes"] =
-          std::string(NvmlErrorName(ScenarioAnswerCode(gpu.compute_processes)));
-    }
-    if (gpu.lost) g["lost"] = true;
-    if (!sg.errors.empty()) g["errors"] = CodeMap(sg.errors);
-    if (!sg.delays_ms.empty()) g["delays_ms"] = sg.delays_ms;
-    gpus.push_back(std::move(g));
-  }
-  top["gpus"] = std::move(gpus);
-  // Replace invalid UTF-8 (a garbled name from a sick GPU) rather than throw.
-  return top.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-}
-
-std::string WriteScenario(const GpuInventory& inv) {
-  return WriteScenario(ScenarioFromInventory(inv));
 }
 
 }  // namespace gpuvet

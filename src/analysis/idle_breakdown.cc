@@ -1,0 +1,58 @@
+// Idle-time breakdown per stream.
+#include "analysis/idle_breakdown.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+namespace gpuvet {
+
+std::vector<StreamIdle> ComputeIdleBreakdown(const RankTrace& trace, const OpWindow& window,
+                                             const TraceThresholds& thresholds) {
+  std::unordered_map<int64_t, int64_t> launch_start;  // correlation -> runtime call start
+  launch_start.reserve(trace.runtime.size());
+  for (const RuntimeCall& c : trace.runtime) {
+    if (c.correlation != -1) launch_start.emplace(c.correlation, c.start_ns);
+  }
+  std::map<std::pair<int, int>, std::vector<uint32_t>> by_stream;
+  for (uint32_t i : window.ops) {
+    const GpuOp& op = trace.gpu_ops[i];
+    by_stream[{op.device, op.stream}].push_back(i);
+  }
+  std::vector<StreamIdle> out;
+  for (auto& [key, ops] : by_stream) {
+    std::stable_sort(ops.begin(), ops.end(), [&](uint32_t a, uint32_t b) {
+      return trace.gpu_ops[a].start_ns < trace.gpu_ops[b].start_ns;
+    });
+    StreamIdle s;
+    s.device = key.first;
+    s.stream = key.second;
+    s.ops = ops.size();
+    for (uint32_t i : ops) s.busy_ns += trace.gpu_ops[i].dur_ns;
+    for (size_t k = 1; k < ops.size(); ++k) {
+      const GpuOp& prev = trace.gpu_ops[ops[k - 1]];
+      const GpuOp& op = trace.gpu_ops[ops[k]];
+      int64_t prev_end = prev.start_ns + prev.dur_ns;
+      int64_t gap = std::max<int64_t>(0, op.start_ns - prev_end);
+      auto it = op.correlation == -1 ? launch_start.end() : launch_start.find(op.correlation);
+      if (it != launch_start.end() && it->second > prev_end) {
+        s.host_wait_ns += gap;
+        if (gap < thresholds.launch_gap_max_ns) s.host_wait_short_ns += gap;
+      } else if (gap < thresholds.consecutive_kernel_delay_ns) {
+        s.kernel_wait_ns += gap;
+      } else {
+        s.other_ns += gap;
+      }
+    }
+    if (int64_t total = s.idle_ns(); total > 0) {
+      s.host_wait_ratio = static_cast<double>(s.host_wait_ns) / static_cast<double>(total);
+      s.kernel_wait_ratio = static_cast<double>(s.kernel_wait_ns) / static_cast<double>(total);
+      s.other_ratio = static_cast<double>(s.other_ns) / static_cast<double>(total);
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,128 @@
+#include "analysis/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/analyze.h"
+#include "analysis/trace_builder_for_test.h"
+
+namespace gpuvet {
+namespace {
+
+const Finding* Find(const TraceReport& r, const std::string& id, const std::string& subject) {
+  for (const Finding& f : r.findings) {
+    if (f.id == id && f.subject == subject) return &f;
+  }
+  return nullptr;
+}
+
+RankTrace WithRank(RankTrace t, int rank) {
+  t.rank = rank;
+  t.source = "dir/rank" + std::to_string(rank) + ".json";
+  return t;
+}
+
+// 200 kernels of 100 µs, each launched 100 µs after the previous one ended: idle ~50 %, all host
+// wait, kernels far longer than their 5 µs launch.
+RankTrace HostBound() {
+  TraceBuilder b;
+  double t = 0;
+  for (int i = 0; i < 200; ++i) {
+    b.Launched("ampere_sgemm", t - 2, 5, t + 5, 100);
+    t += 205;
+  }
+  return b.Build();
+}
+
+// 200 kernels of 2 µs, each taking a 10 µs launch: the GPU waits for every launch.
+RankTrace LaunchBound() {
+  TraceBuilder b;
+  for (int i = 0; i < 200; ++i)
+    b.Launched("vectorized_elementwise_kernel", i * 10, 10, i * 10 + 8, 2);
+  return b.Build();
+}
+
+// 200 back-to-back 100 µs GEMMs queued long before they run.
+RankTrace ComputeBound() {
+  TraceBuilder b;
+  for (int i = 0; i < 200; ++i) b.Launched("ampere_sgemm", i, 5, 1000 + i * 100, 100);
+  return b.Build();
+}
+
+TEST(VerdictTest, HostBound) {
+  TraceReport r = AnalyzeTraces({WithRank(HostBound(), 0)}, TraceOptions{});
+  ASSERT_EQ(r.ranks.size(), 1u);
+  EXPECT_EQ(r.ranks[0].verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.ranks[0].verdict.confidence, "high");
+  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  const Finding* f = Find(r, "trace.host_cpu_bound", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarn);
+  EXPECT_NE(f->summary.find("of idle is host wait"), std::string::npos);
+  EXPECT_EQ(Find(r, "trace.launch_bound", "rank 0")->severity, Severity::kOk);
+  EXPECT_EQ(Find(r, "trace.idle", "rank 0")->severity, Severity::kInfo);
+  EXPECT_EQ(Find(r, "trace.comm_bound", "rank 0")->summary,
+            "no communication kernels: not applicable");
+  EXPECT_EQ(Find(r, "trace.compute_bound", "rank 0"), nullptr);
+  EXPECT_EQ(r.worst, Severity::kWarn);
+}
+
+TEST(VerdictTest, LaunchBound) {
+  TraceReport r = AnalyzeTraces({WithRank(LaunchBound(), 0)}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, "launch_bound");
+  EXPECT_EQ(Find(r, "trace.launch_bound", "rank 0")->severity, Severity::kWarn);
+  EXPECT_EQ(Find(r, "trace.host_cpu_bound", "rank 0")->severity, Severity::kOk);
+}
+
+TEST(VerdictTest, ComputeBoundIsInfo) {
+  TraceReport r = AnalyzeTraces({WithRank(ComputeBound(), 0)}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, "compute_bound");
+  EXPECT_GT(r.ranks[0].verdict.share_pct, 99);
+  const Finding* f = Find(r, "trace.compute_bound", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  EXPECT_EQ(r.worst, Severity::kInfo);
+}
+
+TEST(VerdictTest, CpuOnlyRankAndTruncatedRank) {
+  RankTrace cpu = WithRank(TraceBuilder().Build(), 1);
+  RankTrace cut = WithRank(ComputeBound(), 0);
+  cut.truncated = true;
+  cut.warnings.push_back("dir/rank0.json: byte 1234: file ends inside an event");
+  TraceReport r = AnalyzeTraces({cut, cpu}, TraceOptions{});
+  const Finding* in0 = Find(r, "trace.input", "rank 0");
+  ASSERT_NE(in0, nullptr);
+  EXPECT_EQ(in0->severity, Severity::kWarn);
+  EXPECT_EQ(r.ranks[0].verdict.confidence, "low");
+  const Finding* in1 = Find(r, "trace.input", "rank 1");
+  ASSERT_NE(in1, nullptr);
+  EXPECT_EQ(in1->severity, Severity::kInfo);
+  EXPECT_NE(in1->summary.find("CPU-only"), std::string::npos);
+  EXPECT_EQ(Find(r, "trace.idle", "rank 1"), nullptr);  // nothing else for a CPU-only rank
+  EXPECT_EQ(r.ranks[1].verdict.label, "no_gpu_activity");
+  EXPECT_EQ(r.verdict.label, "compute_bound");  // the only GPU rank decides
+}
+
+TEST(VerdictTest, SubjectIsFileNameWhenRankUnknown) {
+  RankTrace t = ComputeBound();
+  t.source = "/some/dir/worker0.pt.trace.json.gz";
+  TraceReport r = AnalyzeTraces({t}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].subject, "worker0.pt.trace.json.gz");
+  EXPECT_NE(Find(r, "trace.input", "worker0.pt.trace.json.gz"), nullptr);
+}
+
+TEST(VerdictTest, BottleneckOnAnyRankWinsOverall) {
+  TraceReport r = AnalyzeTraces(
+      {WithRank(ComputeBound(), 0), WithRank(ComputeBound(), 1), WithRank(HostBound(), 2)},
+      TraceOptions{});
+  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.verdict.reason, "1 of 3 GPU ranks");
+}
+
+TEST(VerdictTest, NothingAtAll) {
+  TraceReport r = AnalyzeTraces({}, TraceOptions{});
+  EXPECT_EQ(r.verdict.label, "no_gpu_activity");
+  EXPECT_TRUE(r.findings.empty());
+}
+
+}  // namespace
+}  // namespace gpuvet

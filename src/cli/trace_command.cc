@@ -1,0 +1,78 @@
+// `gpuvet trace`: read (sources/trace_input) -> analyse (analysis/) -> render (output/trace_*).
+// Exit codes: 0 a report was produced (whatever it says), 2 nothing could be read, 3 internal.
+#include "cli/trace_command.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "analysis/analyze.h"
+#include "core/report.h"
+#include "output/trace_json.h"
+#include "output/trace_text.h"
+#include "sources/trace_input.h"
+
+namespace gpuvet {
+
+namespace {
+
+struct TraceFlags {
+  std::string path;
+  std::string format = "text";
+  std::string color = "auto";
+};
+
+bool UseColor(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  return ::isatty(STDOUT_FILENO) == 1;
+}
+
+int RunTrace(const TraceFlags& flags) {
+  Result<TraceInput> input = ReadTraceInput(flags.path);
+  if (!input.ok()) {
+    std::fprintf(stderr, "gpuvet trace: %s\n", input.status().message().c_str());
+    return kExitUsage;
+  }
+  std::vector<std::string> problems = input->problems;
+  TraceReport report = AnalyzeTraces(std::move(input.value().ranks), TraceOptions{});
+  // Files of a directory that could not be read at all still belong in the report.
+  for (const std::string& p : problems) {
+    Finding f;
+    f.id = "trace.input";
+    f.subject = "input";
+    f.severity = Severity::kWarn;
+    f.summary = "skipped a file that could not be read: " + p;
+    report.findings.push_back(std::move(f));
+    report.worst = std::max(report.worst, Severity::kWarn);
+  }
+  std::string out = flags.format == "json" ? RenderTraceJson(report)
+                                           : RenderTraceText(report, UseColor(flags.color));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return kExitHealthy;
+}
+
+}  // namespace
+
+void AddTraceCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<TraceFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "trace",
+      "Diagnose a PyTorch profiler (Kineto JSON, .json.gz) or Nsight Systems (SQLite "
+      "export) trace: what does the GPU wait on?");
+  cmd->add_option("path", flags->path, "Trace file, or a directory of per-rank trace files")
+      ->required();
+  cmd->add_option("--format", flags->format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--color", flags->color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->callback([flags, exit_code] { *exit_code = RunTrace(*flags); });
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,90 @@
+// The trace model: what a profiler trace says happened on one rank, in plain compact structs, the
+// same whether it came from a PyTorch profiler (Kineto) Chrome-trace JSON or an Nsight Systems
+// SQLite export. Readers (sources/trace_*.cc) fill it; analyses (analysis/) read it. Times are
+// integer nanoseconds on the trace's own clock; strings are interned once in `names` so a
+// million-kernel trace costs tens of bytes per event, not the size of its JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuvet {
+
+enum class GpuOpKind : uint8_t { kKernel, kMemcpy, kMemset };
+
+// Direction of a copy (Kineto "Memcpy HtoD (Pageable -> Device)", nsys copyKind).
+enum class CopyKind : uint8_t { kNone, kHtoD, kDtoH, kDtoD, kHtoH, kPtoP, kOther };
+
+// Memory kind of a copy's host or device side; kPageable copies are synchronous in practice.
+enum class MemKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kManaged, kArray };
+
+// One operation executed on a GPU: a kernel, a memcpy or a memset.
+struct GpuOp {
+  int64_t start_ns = 0;
+  int64_t dur_ns = 0;
+  int64_t correlation = -1;  // id linking it to the runtime call that enqueued it; -1 unknown
+  uint64_t bytes = 0;        // memcpy/memset size; 0 for kernels
+  uint32_t name = 0;         // index into RankTrace::names
+  int32_t device = -1;
+  int32_t stream = -1;
+  GpuOpKind kind = GpuOpKind::kKernel;
+  CopyKind copy = CopyKind::kNone;
+  MemKind src = MemKind::kUnknown;
+  MemKind dst = MemKind::kUnknown;
+  bool graph_launched = false;  // enqueued by a CUDA graph launch (cudaGraphLaunch)
+};
+
+// What a host-side CUDA/HIP runtime or driver API call does, for launch and sync analyses.
+enum class RuntimeKind : uint8_t {
+  kLaunch,         // cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel, hipLaunchKernel …
+  kGraphLaunch,    // cudaGraphLaunch
+  kMemcpy,         // synchronous cudaMemcpy*
+  kMemcpyAsync,    // cudaMemcpy*Async
+  kMemset,         // cudaMemset* (sync or async)
+  kDeviceSync,     // cudaDeviceSynchronize
+  kStreamSync,     // cudaStreamSynchronize
+  kEventSync,      // cudaEventSynchronize, cudaStreamWaitEvent is not a host sync
+  kOther,
+};
+
+// One host-side runtime/driver API call.
+struct RuntimeCall {
+  int64_t start_ns = 0;
+  int64_t dur_ns = 0;
+  int64_t correlation = -1;
+  uint32_t name = 0;  // index into RankTrace::names
+  int32_t tid = -1;
+  RuntimeKind kind = RuntimeKind::kOther;
+};
+
+// A named host-side range: a profiler step ("ProfilerStep#12") or an NVTX/user annotation.
+struct TraceRange {
+  int64_t start_ns = 0;
+  int64_t dur_ns = 0;
+  uint32_t name = 0;
+  int32_t tid = -1;
+};
+
+struct RankTrace {
+  std::string source;  // file path (or "dir/file")
+  std::string format;  // "kineto-json", "kineto-json (bare list)", "nsys-sqlite"
+  int rank = -1;       // distributedInfo.rank; -1 when the trace does not say
+  int world_size = -1;
+  std::string device_type;         // "cuda", "rocm", "" when no GPU events
+  std::vector<std::string> names;  // interned strings; names[0] == ""
+  std::vector<GpuOp> gpu_ops;      // sorted by start_ns
+  std::vector<RuntimeCall> runtime;  // sorted by start_ns
+  std::vector<TraceRange> steps;     // profiler steps, sorted by start_ns
+  std::vector<TraceRange> annotations;  // NVTX / user annotations (not steps), sorted
+  uint64_t input_bytes = 0;        // bytes of (uncompressed) input read
+  uint64_t events_seen = 0;        // events parsed, of any kind
+  // Problems that did not stop the read (a truncated file read up to the last whole event,
+  // unknown categories, events with missing fields skipped), each naming file and offset/field.
+  std::vector<std::string> warnings;
+  bool truncated = false;  // the input ended early; results cover what was read
+
+  const std::string& Name(uint32_t id) const { return names[id]; }
+};
+
+}  // namespace gpuvet

@@ -1,0 +1,206 @@
+// TraceReport: everything `gpuvet trace` learned from one or more profiler traces, handed to the
+// renderers (output/trace_*.cc). Plain structs only: the analyses that fill them live in
+// analysis/, so a renderer sees numbers and findings, never the trace model. Times are integer
+// nanoseconds; percentages are 0–100 doubles of the named denominator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+
+namespace gpuvet {
+
+inline constexpr const char* kTraceSchema = "gpuvet.trace/v1";
+
+// HTA's temporal breakdown: span = first GPU op start to last GPU op end (all streams; GPU ops of
+// the last ProfilerStep excluded when there are several), idle = span − union of all GPU ops,
+// compute = union of computation kernels, non_compute = the rest (communication, memcpy, memset).
+struct TemporalBreakdown {
+  int64_t span_ns = 0;
+  int64_t idle_ns = 0;
+  int64_t compute_ns = 0;
+  int64_t non_compute_ns = 0;
+  double idle_pct = 0;
+  double compute_pct = 0;
+  double non_compute_pct = 0;
+  uint64_t ops_counted = 0;         // GPU ops inside the analysed window
+  bool last_step_excluded = false;  // HTA drops the last ProfilerStep when there are several
+};
+
+// HTA's idle-time breakdown of one (device, stream): each gap before a GPU op is host wait (its
+// launching call started after the previous op ended), kernel wait (shorter than the
+// consecutive-kernel delay) or other. Ratios are of this stream's total idle.
+struct StreamIdle {
+  int device = -1;
+  int stream = -1;
+  uint64_t ops = 0;
+  int64_t busy_ns = 0;  // sum of the stream's op durations (weights the stream in the verdict)
+  int64_t host_wait_ns = 0;
+  int64_t kernel_wait_ns = 0;
+  int64_t other_ns = 0;
+  // Part of host_wait_ns in gaps shorter than TraceThresholds.launch_gap_max_ns: the host was
+  // only just behind, as when every kernel waits for its own launch.
+  int64_t host_wait_short_ns = 0;
+  double host_wait_ratio = 0;  // 0–1, as HTA reports it
+  double kernel_wait_ratio = 0;
+  double other_ratio = 0;
+  int64_t idle_ns() const { return host_wait_ns + kernel_wait_ns + other_ns; }
+};
+
+// Time per kernel category ("gemm", "attention", "elementwise", "reduction", "communication",
+// "memory", "other"); pct is of all GPU-op time (sum of durations).
+struct KernelCategoryTime {
+  std::string category;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  double pct = 0;
+};
+
+// One kernel name aggregated over its launches.
+struct KernelStat {
+  std::string name;
+  std::string category;
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+  int64_t mean_ns = 0;
+  double pct = 0;  // of all GPU-op time
+};
+
+struct KernelBreakdown {
+  uint64_t op_count = 0;                       // kernels + memcpy + memset
+  uint64_t kernel_count = 0;                   // kernels only
+  uint64_t graph_launched_count = 0;           // kernels enqueued by a CUDA graph launch
+  int64_t total_ns = 0;                        // sum of op durations (not the union)
+  std::vector<KernelCategoryTime> categories;  // descending by time
+  std::vector<KernelStat> top;  // the heaviest names covering 80 % of time, at most 10
+};
+
+// Queue length on one stream as HTA defines it: ops launched (runtime call started) and not yet
+// finished, sampled at every launch and completion event.
+struct StreamQueue {
+  int device = -1;
+  int stream = -1;
+  int max_queue = 0;
+  double mean_queue = 0;
+};
+
+struct LaunchStats {
+  uint64_t launches = 0;             // kernels joined to their launch call by correlation
+  uint64_t shorter_than_launch = 0;  // kernel duration < CPU duration of its launch call
+  double shorter_pct = 0;            // of launches
+  int64_t launch_mean_ns = 0;        // mean CPU time of a launch call
+  int64_t kernel_mean_ns = 0;        // mean duration of the joined kernels
+  int64_t kernel_median_ns = 0;
+  int64_t delay_p50_ns = 0;  // kernel start − launch call start
+  int64_t delay_p95_ns = 0;
+  std::vector<StreamQueue> queues;
+};
+
+// Copies in one direction ("HtoD", "DtoH", "DtoD", "PtoP", "HtoH", "other").
+struct CopyDirection {
+  std::string direction;
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  int64_t time_ns = 0;
+  double gb_per_s = 0;  // bytes / time (1 GB = 1e9 bytes), 0 when time is 0
+};
+
+// One kind of host synchronisation ("device", "stream", "event", "memcpy" for synchronous copies).
+struct SyncKindStat {
+  std::string kind;
+  uint64_t count = 0;
+  int64_t time_ns = 0;
+};
+
+struct CopyStats {
+  std::vector<CopyDirection> directions;  // in the order HtoD, DtoH, DtoD, PtoP, HtoH, other
+  uint64_t pageable_count = 0;            // host side is pageable memory
+  uint64_t pageable_bytes = 0;
+  int64_t pageable_ns = 0;
+  int64_t copy_busy_ns = 0;         // union of memcpy intervals
+  std::vector<SyncKindStat> syncs;  // device, stream, event, memcpy (synchronous copies)
+  int64_t sync_ns = 0;              // host time blocked in all of them
+  uint64_t scalar_reads = 0;   // small DtoH copies followed by a stream/device sync (`.item()`)
+  int64_t scalar_read_ns = 0;  // host time in those syncs
+};
+
+// Communication/computation overlap as HTA's get_comm_comp_overlap: the share of communication
+// kernel time during which a computation kernel also runs.
+struct CommOverlap {
+  int64_t comm_ns = 0;        // union of communication kernels
+  int64_t overlapped_ns = 0;  // part of it overlapped by computation kernels
+  double overlap_pct = 0;     // overlapped / comm
+  int64_t exposed_ns = 0;     // comm_ns − overlapped_ns
+};
+
+// One profiler step: host range and what the GPU did inside it.
+struct StepStat {
+  std::string name;
+  int64_t start_ns = 0;
+  int64_t dur_ns = 0;
+  int64_t gpu_busy_ns = 0;  // union of GPU ops clipped to the step
+  double busy_pct = 0;
+  double idle_pct = 0;
+};
+
+// A bottleneck label in the shared vocabulary with the share of the span it explains.
+struct TraceVerdict {
+  std::string label;       // host_cpu_bound, launch_bound, transfer_bound, comm_bound,
+                           // compute_bound, idle; "no_gpu_activity" for a CPU-only rank
+  double share_pct = 0;    // share of the GPU span the label accounts for
+  std::string confidence;  // "high", "medium", "low"
+  std::string reason;      // one line
+};
+
+struct RankAnalysis {
+  std::string source;
+  std::string format;
+  std::string subject;  // "rank N" or the file name
+  int rank = -1;
+  int world_size = -1;
+  std::string device_type;
+  bool has_gpu_ops = false;
+  bool truncated = false;
+  uint64_t events_seen = 0;
+  uint64_t input_bytes = 0;
+  std::vector<std::string> warnings;
+  TemporalBreakdown temporal;
+  std::vector<StreamIdle> idle;  // sorted by (device, stream)
+  KernelBreakdown kernels;
+  LaunchStats launch;
+  CopyStats copies;
+  CommOverlap overlap;
+  std::vector<StepStat> steps;
+  TraceVerdict verdict;
+};
+
+// How often each rank started the compared collective last (HTA's late-start straggler metric).
+struct RankLateness {
+  int rank = -1;
+  uint64_t late_count = 0;    // steps in which this rank started the collective last
+  int64_t mean_delay_ns = 0;  // mean start delay behind the earliest rank over compared steps
+};
+
+struct CrossRank {
+  int world_size = -1;  // from the traces; -1 unknown
+  std::vector<int> ranks_present;
+  std::vector<int> missing_ranks;  // 0..world_size-1 without a trace
+  std::string collective;          // kernel name compared across ranks ("" when none)
+  uint64_t steps_compared = 0;
+  std::vector<RankLateness> lateness;  // by rank
+  std::vector<int> stragglers;
+};
+
+struct TraceReport {
+  std::vector<RankAnalysis> ranks;  // in input order
+  CrossRank cross;
+  std::vector<Finding> findings;  // area "trace"
+  TraceVerdict verdict;           // overall, over all ranks
+  Severity worst = Severity::kOk;
+};
+
+}  // namespace gpuvet

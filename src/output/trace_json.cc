@@ -1,0 +1,202 @@
+// Trace report to JSON. nlohmann::json objects are std::maps, so keys come out sorted.
+#include "output/trace_json.h"
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "output/json_renderer.h"
+
+namespace gpuvet {
+
+namespace {
+
+using nlohmann::json;
+
+double Us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+double R2(double v) { return std::round(v * 100.0) / 100.0; }
+
+json VerdictJson(const TraceVerdict& v) {
+  return {{"label", v.label},
+          {"share_pct", R2(v.share_pct)},
+          {"confidence", v.confidence},
+          {"reason", v.reason}};
+}
+
+json InputJson(const RankAnalysis& a) {
+  return {{"source", a.source},
+          {"format", a.format},
+          {"rank", a.rank},
+          {"world_size", a.world_size},
+          {"device_type", a.device_type},
+          {"events_seen", a.events_seen},
+          {"input_bytes", a.input_bytes},
+          {"truncated", a.truncated},
+          {"warnings", a.warnings}};
+}
+
+json TemporalJson(const TemporalBreakdown& t) {
+  return {{"span_us", Us(t.span_ns)},
+          {"idle_us", Us(t.idle_ns)},
+          {"compute_us", Us(t.compute_ns)},
+          {"non_compute_us", Us(t.non_compute_ns)},
+          {"idle_pct", R2(t.idle_pct)},
+          {"compute_pct", R2(t.compute_pct)},
+          {"non_compute_pct", R2(t.non_compute_pct)},
+          {"ops_counted", t.ops_counted},
+          {"last_step_excluded", t.last_step_excluded}};
+}
+
+json IdleJson(const std::vector<StreamIdle>& idle) {
+  json out = json::array();
+  for (const StreamIdle& s : idle) {
+    out.push_back({{"device", s.device},
+                   {"stream", s.stream},
+                   {"ops", s.ops},
+                   {"idle_us", Us(s.idle_ns())},
+                   {"host_wait_us", Us(s.host_wait_ns)},
+                   {"kernel_wait_us", Us(s.kernel_wait_ns)},
+                   {"other_us", Us(s.other_ns)},
+                   {"host_wait_ratio", R2(s.host_wait_ratio)},
+                   {"kernel_wait_ratio", R2(s.kernel_wait_ratio)},
+                   {"other_ratio", R2(s.other_ratio)}});
+  }
+  return out;
+}
+
+json KernelsJson(const KernelBreakdown& k) {
+  json cats = json::array(), top = json::array();
+  for (const KernelCategoryTime& c : k.categories) {
+    cats.push_back({{"category", c.category},
+                    {"count", c.count},
+                    {"time_us", Us(c.total_ns)},
+                    {"pct", R2(c.pct)}});
+  }
+  for (const KernelStat& s : k.top) {
+    top.push_back({{"name", s.name},
+                   {"category", s.category},
+                   {"count", s.count},
+                   {"total_us", Us(s.total_ns)},
+                   {"min_us", Us(s.min_ns)},
+                   {"max_us", Us(s.max_ns)},
+                   {"mean_us", Us(s.mean_ns)},
+                   {"pct", R2(s.pct)}});
+  }
+  return {{"op_count", k.op_count},
+          {"kernel_count", k.kernel_count},
+          {"graph_launched_count", k.graph_launched_count},
+          {"total_us", Us(k.total_ns)},
+          {"categories", cats},
+          {"top", top}};
+}
+
+json LaunchJson(const LaunchStats& l) {
+  json queues = json::array();
+  for (const StreamQueue& q : l.queues) {
+    queues.push_back({{"device", q.device},
+                      {"stream", q.stream},
+                      {"max", q.max_queue},
+                      {"mean", R2(q.mean_queue)}});
+  }
+  return {{"launches", l.launches},
+          {"shorter_than_launch", l.shorter_than_launch},
+          {"shorter_pct", R2(l.shorter_pct)},
+          {"launch_mean_us", Us(l.launch_mean_ns)},
+          {"kernel_mean_us", Us(l.kernel_mean_ns)},
+          {"kernel_median_us", Us(l.kernel_median_ns)},
+          {"delay_p50_us", Us(l.delay_p50_ns)},
+          {"delay_p95_us", Us(l.delay_p95_ns)},
+          {"queues", queues}};
+}
+
+json CopiesJson(const CopyStats& c) {
+  json dirs = json::array(), syncs = json::array();
+  for (const CopyDirection& d : c.directions) {
+    dirs.push_back({{"direction", d.direction},
+                    {"count", d.count},
+                    {"bytes", d.bytes},
+                    {"time_us", Us(d.time_ns)},
+                    {"gb_per_s", R2(d.gb_per_s)}});
+  }
+  for (const SyncKindStat& s : c.syncs) {
+    syncs.push_back({{"kind", s.kind}, {"count", s.count}, {"time_us", Us(s.time_ns)}});
+  }
+  return {
+      {"directions", dirs},
+      {"pageable",
+       {{"count", c.pageable_count}, {"bytes", c.pageable_bytes}, {"time_us", Us(c.pageable_ns)}}},
+      {"copy_busy_us", Us(c.copy_busy_ns)},
+      {"syncs", syncs},
+      {"sync_us", Us(c.sync_ns)},
+      {"scalar_reads", {{"count", c.scalar_reads}, {"sync_us", Us(c.scalar_read_ns)}}}};
+}
+
+json RankJson(const RankAnalysis& a) {
+  json steps = json::array();
+  for (const StepStat& s : a.steps) {
+    steps.push_back({{"name", s.name},
+                     {"start_us", Us(s.start_ns)},
+                     {"duration_us", Us(s.dur_ns)},
+                     {"gpu_busy_us", Us(s.gpu_busy_ns)},
+                     {"busy_pct", R2(s.busy_pct)},
+                     {"idle_pct", R2(s.idle_pct)}});
+  }
+  return {{"subject", a.subject},
+          {"rank", a.rank},
+          {"source", a.source},
+          {"has_gpu_ops", a.has_gpu_ops},
+          {"temporal_breakdown", TemporalJson(a.temporal)},
+          {"idle_time_breakdown", IdleJson(a.idle)},
+          {"kernel_breakdown", KernelsJson(a.kernels)},
+          {"launch", LaunchJson(a.launch)},
+          {"copies", CopiesJson(a.copies)},
+          {"comm_comp_overlap",
+           {{"comm_us", Us(a.overlap.comm_ns)},
+            {"overlapped_us", Us(a.overlap.overlapped_ns)},
+            {"exposed_us", Us(a.overlap.exposed_ns)},
+            {"overlap_pct", R2(a.overlap.overlap_pct)}}},
+          {"steps", steps},
+          {"verdict", VerdictJson(a.verdict)}};
+}
+
+json CrossJson(const CrossRank& x) {
+  json late = json::array();
+  for (const RankLateness& l : x.lateness) {
+    late.push_back(
+        {{"rank", l.rank}, {"late_count", l.late_count}, {"mean_delay_us", Us(l.mean_delay_ns)}});
+  }
+  return {{"world_size", x.world_size},         {"ranks_present", x.ranks_present},
+          {"missing_ranks", x.missing_ranks},   {"collective", x.collective},
+          {"steps_compared", x.steps_compared}, {"lateness", late},
+          {"stragglers", x.stragglers}};
+}
+
+}  // namespace
+
+std::string RenderTraceJson(const TraceReport& report) {
+  json j;
+  j["schema"] = kTraceSchema;
+  json inputs = json::array(), ranks = json::array(), findings = json::array();
+  for (const RankAnalysis& a : report.ranks) {
+    inputs.push_back(InputJson(a));
+    ranks.push_back(RankJson(a));
+  }
+  std::map<std::string, int> counts = {
+      {"ok", 0}, {"info", 0}, {"warn", 0}, {"unknown", 0}, {"fail", 0}};
+  for (const Finding& f : report.findings) {
+    findings.push_back(FindingToJson(f));
+    ++counts[std::string(SeverityName(f.severity))];
+  }
+  j["inputs"] = inputs;
+  j["ranks"] = ranks;
+  j["cross_rank"] = CrossJson(report.cross);
+  j["findings"] = findings;
+  json verdict = VerdictJson(report.verdict);
+  verdict["severity"] = std::string(SeverityName(report.worst));
+  verdict["counts"] = counts;
+  j["verdict"] = verdict;
+  // Kernel names come from the trace: replace invalid UTF-8 instead of throwing.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,144 @@
+// Trace text renderer. The findings section is the check renderer's own layout (RenderFindings
+// from text_renderer.h), so both commands read alike.
+#include "output/trace_text.h"
+
+#include <fmt/format.h>
+
+#include "core/report.h"
+#include "output/text_renderer.h"
+#include "util/strings.h"
+
+namespace gpuvet {
+
+namespace {
+
+std::string Dur(int64_t ns) {
+  double v = static_cast<double>(ns);
+  if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", v / 1e9);
+  if (ns >= 1'000'000) return fmt::format("{:.1f} ms", v / 1e6);
+  return fmt::format("{:.1f} µs", v / 1e3);
+}
+
+std::string Bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+// Long C++ kernel names are cut to keep one kernel per line.
+std::string Short(const std::string& name, size_t width) {
+  return name.size() <= width ? name : name.substr(0, width - 3) + "...";
+}
+
+std::string VerdictText(const TraceVerdict& v) {
+  if (v.label == "no_gpu_activity") return "no_gpu_activity";
+  return fmt::format("{} ({:.1f} % of the GPU span, confidence {})", v.label, v.share_pct,
+                     v.confidence);
+}
+
+std::string RankSection(const RankAnalysis& a) {
+  std::string out = fmt::format("{}  {}  [{}]\n", a.subject, a.source, a.format);
+  if (!a.has_gpu_ops) return out + "  no GPU activity\n";
+  const TemporalBreakdown& t = a.temporal;
+  out += fmt::format("  span {}   idle {:.1f} %   compute {:.1f} %   non-compute {:.1f} %{}\n",
+                     Dur(t.span_ns), t.idle_pct, t.compute_pct, t.non_compute_pct,
+                     t.last_step_excluded ? "   (last ProfilerStep excluded, as HTA)" : "");
+  out += fmt::format("  {:<12} {:>8} {:>12} {:>12} {:>12}\n", "idle/stream", "ops", "host wait",
+                     "kernel wait", "other");
+  for (const StreamIdle& s : a.idle) {
+    out += fmt::format("  {:<12} {:>8} {:>12} {:>12} {:>12}\n",
+                       fmt::format("{}:{}", s.device, s.stream), s.ops, Dur(s.host_wait_ns),
+                       Dur(s.kernel_wait_ns), Dur(s.other_ns));
+  }
+  const KernelBreakdown& k = a.kernels;
+  out += fmt::format("  GPU ops {} ({} kernels, {} launched by CUDA graphs), total {}\n",
+                     k.op_count, k.kernel_count, k.graph_launched_count, Dur(k.total_ns));
+  for (const KernelCategoryTime& c : k.categories) {
+    out += fmt::format("    {:<14} {:>10} {:>6.1f} %  x{}\n", c.category, Dur(c.total_ns), c.pct,
+                       c.count);
+  }
+  out += "  top kernels\n";
+  for (const KernelStat& s : k.top) {
+    out += fmt::format("    {:>5.1f} % {:>10} x{:<6} {}\n", s.pct, Dur(s.total_ns), s.count,
+                       Short(s.name, 70));
+  }
+  const LaunchStats& l = a.launch;
+  int max_q = 0;
+  for (const StreamQueue& q : l.queues) max_q = std::max(max_q, q.max_queue);
+  out += fmt::format(
+      "  launches {}: {:.1f} % shorter than their launch; launch mean {}, kernel median {}; "
+      "delay p50 {} p95 {}; max queue {}\n",
+      l.launches, l.shorter_pct, Dur(l.launch_mean_ns), Dur(l.kernel_median_ns),
+      Dur(l.delay_p50_ns), Dur(l.delay_p95_ns), max_q);
+  const CopyStats& c = a.copies;
+  for (const CopyDirection& d : c.directions) {
+    out += fmt::format("  copies {:<5} {:>10} in {} copies, {}, {:.1f} GB/s\n", d.direction,
+                       Bytes(d.bytes), d.count, Dur(d.time_ns), d.gb_per_s);
+  }
+  uint64_t nsync = 0;
+  for (const SyncKindStat& s : c.syncs) nsync += s.count;
+  out +=
+      fmt::format("  pageable copies {} ({}); host syncs {} ({}); scalar reads {}\n",
+                  c.pageable_count, Bytes(c.pageable_bytes), nsync, Dur(c.sync_ns), c.scalar_reads);
+  if (a.overlap.comm_ns > 0) {
+    out += fmt::format("  communication {}, {:.1f} % overlapped by compute\n",
+                       Dur(a.overlap.comm_ns), a.overlap.overlap_pct);
+  }
+  if (!a.steps.empty()) {
+    double busy = 0;
+    for (const StepStat& s : a.steps) busy += s.busy_pct;
+    out += fmt::format("  steps {}: GPU busy {:.1f} % on average\n", a.steps.size(),
+                       busy / static_cast<double>(a.steps.size()));
+  }
+  return out;
+}
+
+std::string CrossSection(const CrossRank& x) {
+  if (x.lateness.empty() && x.missing_ranks.empty()) return "";
+  std::string out = fmt::format("across ranks: world size {}, {} rank(s) present", x.world_size,
+                                x.ranks_present.size());
+  if (!x.missing_ranks.empty()) out += ", missing " + FormatCpuList(x.missing_ranks);
+  out += "\n";
+  if (!x.lateness.empty()) {
+    out += fmt::format("  collective compared over {} step(s): {}\n", x.steps_compared,
+                       Short(x.collective, 80));
+    for (const RankLateness& l : x.lateness) {
+      out += fmt::format("  rank {:<4} late in {} step(s), mean delay {}\n", l.rank, l.late_count,
+                         Dur(l.mean_delay_ns));
+    }
+  }
+  return out;
+}
+
+// The findings section, laid out as `gpuvet check` lays out its findings.
+std::string FindingsSection(const TraceReport& r, bool color) {
+  return RenderFindings(r.findings, TextOptions{color, false});
+}
+
+}  // namespace
+
+std::string TraceVerdictLine(const TraceReport& r) {
+  std::string line = "verdict: " + VerdictText(r.verdict);
+  if (!r.verdict.reason.empty()) line += ": " + r.verdict.reason;
+  return line;
+}
+
+std::string RenderTraceText(const TraceReport& r, bool color) {
+  std::string out = fmt::format("gpuvet trace: {} rank(s)\n", r.ranks.size());
+  for (const RankAnalysis& a : r.ranks) {
+    out += fmt::format("  {:<10} {}\n", a.subject, VerdictText(a.verdict));
+  }
+  for (const RankAnalysis& a : r.ranks) out += "\n" + RankSection(a);
+  if (std::string x = CrossSection(r.cross); !x.empty()) out += "\n" + x;
+  out += "\n" + FindingsSection(r, color);
+  std::string verdict = TraceVerdictLine(r);
+  if (color) {
+    const char* c = r.verdict.label == "compute_bound" ? "\033[32m" : "\033[33m";
+    verdict = std::string(c) + verdict + "\033[0m";
+  }
+  return out + "\n" + verdict + "\n";
+}
+
+}  // namespace gpuvet
