@@ -332,6 +332,50 @@ TEST(CliTest, DumpNvmlWithoutDriverIsAnError) {
   EXPECT_NE(r.err.find("NVML unavailable"), std::string::npos) << r.err;
 }
 
+TEST(CliTest, TraceInputErrors) {
+  RunResult missing = Gpuvet({"trace", "/nonexistent/trace.json"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/trace.json"), std::string::npos) << missing.err;
+
+  fs::path dir = fs::path(::testing::TempDir()) / "gpuvet_e2e_traces";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  WriteText(dir / "notes.json", "this is not JSON");
+  RunResult garbage = Gpuvet({"trace", (dir / "notes.json").string()});
+  EXPECT_EQ(garbage.exit_code, 2);
+  EXPECT_NE(garbage.err.find("notes.json"), std::string::npos) << garbage.err;
+
+  // A directory keeps what it can read and reports the rest.
+  fs::copy_file(TraceFixturesDir() / "compute-bound/input/rank0.pt.trace.json",
+                dir / "rank0.pt.trace.json");
+  RunResult mixed = Gpuvet({"trace", dir.string(), "--format", "json"});
+  ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
+  auto j = nlohmann::json::parse(mixed.out);
+  bool skipped = false;
+  for (const auto& f : j["findings"]) {
+    if (f["id"] == "trace.input" && f["severity"] == "warn" &&
+        f["summary"].get<std::string>().find("notes.json") != std::string::npos) {
+      skipped = true;
+    }
+  }
+  EXPECT_TRUE(skipped) << mixed.out;
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, TracesHtaCannotRead) {
+  // The 2020 bare-list trace and the H100 doc traces without ProfilerStep (HTA fails on both).
+  fs::path base = fs::path(GPUVET_SHARED_DATA_DIR) / "traces/kineto_tb_plugin";
+  if (!fs::exists(base)) GTEST_SKIP() << "shared data not present: " << base;
+  for (const fs::path& p :
+       {base / "resnet50_2020dec_num_workers_0", base / "docs_traces/before_fix_trace.json",
+        base / "docs_traces/after_fix_trace.json"}) {
+    RunResult r = Gpuvet({"trace", p.string(), "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << p << ": " << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_NE(j["verdict"]["label"], "no_gpu_activity") << p;
+  }
+}
+
 TEST(CliTest, TruncatedCaptureIsAnInputError) {
   fs::path src = fs::path(GPUVET_SHARED_DATA_DIR) / "nvidia-smi/telegraf/a100-sxm4-v12.xml";
   if (!fs::exists(src)) GTEST_SKIP() << "shared data not present: " << src;
