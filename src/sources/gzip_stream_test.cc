@@ -3,9 +3,11 @@
 #include "sources/gzip_stream.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -43,12 +45,12 @@ std::string SampleText() {
   return text;
 }
 
+// A path of this process's own: ctest runs tests as parallel processes.
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("GPUVET_TEST_TMPDIR");
   std::string base = dir != nullptr ? dir : ::testing::TempDir();
-  std::string mk = "mkdir -p '" + base + "'";
-  EXPECT_EQ(std::system(mk.c_str()), 0);
-  return base + "/" + name;
+  std::filesystem::create_directories(base);
+  return base + "/" + std::to_string(::getpid()) + "-" + name;
 }
 
 void WriteFile(const std::string& path, const std::string& data) {

@@ -3,6 +3,7 @@
 #include "sources/kineto_reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -444,11 +445,12 @@ TEST(KinetoReaderTest, MutatedDocumentsNeverCrash) {
 
 // --- Files: gzip and plain, truncated and corrupt gzip. ---
 
+// A path of this process's own: ctest runs tests as parallel processes.
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("GPUVET_TEST_TMPDIR");
   std::string base = dir != nullptr ? dir : ::testing::TempDir();
   std::filesystem::create_directories(base);
-  return base + "/" + name;
+  return base + "/" + std::to_string(::getpid()) + "-" + name;
 }
 
 std::string Gzip(const std::string& data) {

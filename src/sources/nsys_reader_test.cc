@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -20,9 +21,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A directory of this test's own: ctest runs every test as its own process, in parallel, so a
+// shared path would let two tests build the same database at once.
 fs::path TestDir() {
   const char* base = std::getenv("GPUVET_TEST_TMPDIR");
-  fs::path dir = (base != nullptr ? fs::path(base) : fs::path(::testing::TempDir())) / "nsys";
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string leaf = "nsys-" + std::to_string(::getpid());
+  if (info != nullptr) leaf += std::string("-") + info->test_suite_name() + "." + info->name();
+  fs::path dir = (base != nullptr ? fs::path(base) : fs::path(::testing::TempDir())) / leaf;
   fs::create_directories(dir);
   return dir;
 }

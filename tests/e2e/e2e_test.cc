@@ -140,10 +140,20 @@ FixtureRun RunFixture(const std::string& name, const std::string& format) {
       fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                fs::perms::others_read | fs::perms::others_exec);
       fs::copy_file(GPUVET_BINARY, fs::path(tmp) / "gpuvet");
+      fs::copy_file(GPUVET_FAKE_NVML_LIB, fs::path(tmp) / "libnvidia-ml.so.1");
       fs::copy(dir / "root", fs::path(tmp) / "root",
                fs::copy_options::recursive | fs::copy_options::copy_symlinks);
       argv[0] = (fs::path(tmp) / "gpuvet").string();
-      for (std::string& a : argv) a = ReplaceAll(a, (dir / "root").string(), tmp + "/root");
+      for (std::string& a : argv) {
+        a = ReplaceAll(a, (dir / "root").string(), tmp + "/root");
+        a = ReplaceAll(a, GPUVET_FAKE_NVML_LIB, tmp + "/libnvidia-ml.so.1");
+      }
+      if (fs::exists(dir / "nvml.json")) {
+        fs::copy_file(dir / "nvml.json", fs::path(tmp) / "nvml.json");
+        for (std::string& e : env) {
+          e = ReplaceAll(e, (dir / "nvml.json").string(), tmp + "/nvml.json");
+        }
+      }
       // the scrubbed output names the fixture, wherever the copy lives
       run_root_copy = tmp;
     }
@@ -154,6 +164,7 @@ FixtureRun RunFixture(const std::string& name, const std::string& format) {
   run.result = RunBinary(argv, env, 60);
   std::string out = run.result.out;
   if (!run_root_copy.empty()) {
+    out = ReplaceAll(out, run_root_copy + "/libnvidia-ml.so.1", GPUVET_FAKE_NVML_LIB);
     out = ReplaceAll(out, run_root_copy + "/root", (dir / "root").string());
     fs::remove_all(run_root_copy);
   }
@@ -287,7 +298,8 @@ TEST(CliTest, Explain) {
 }
 
 TEST(CliTest, UsageErrorsExitTwo) {
-  fs::path tmp = fs::path(::testing::TempDir()) / "gpuvet_e2e_bad_policy.toml";
+  fs::path tmp =
+      fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_bad_policy.toml");
   WriteText(tmp, "[gpu]\nexpected_count = \"eight\"\n");
   RunResult policy = Gpuvet({"check", "--policy", tmp.string()});
   EXPECT_EQ(policy.exit_code, 2);
@@ -308,7 +320,8 @@ TEST(CliTest, DumpNvmlReplaysToTheSameReport) {
   RunResult dump =
       Gpuvet({"debug", "dump-nvml", "--nvml-lib", GPUVET_FAKE_NVML_LIB}, {scenario_env});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  fs::path recorded = fs::path(::testing::TempDir()) / "gpuvet_e2e_dumped.json";
+  fs::path recorded =
+      fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_dumped.json");
   WriteText(recorded, dump.out);
   std::vector<std::string> check = {"check",
                                     "--root",
@@ -337,7 +350,7 @@ TEST(CliTest, TraceInputErrors) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("/nonexistent/trace.json"), std::string::npos) << missing.err;
 
-  fs::path dir = fs::path(::testing::TempDir()) / "gpuvet_e2e_traces";
+  fs::path dir = fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_traces");
   fs::remove_all(dir);
   fs::create_directories(dir);
   WriteText(dir / "notes.json", "this is not JSON");
@@ -380,7 +393,8 @@ TEST(CliTest, TruncatedCaptureIsAnInputError) {
   fs::path src = fs::path(GPUVET_SHARED_DATA_DIR) / "nvidia-smi/telegraf/a100-sxm4-v12.xml";
   if (!fs::exists(src)) GTEST_SKIP() << "shared data not present: " << src;
   std::string xml = ReadText(src);
-  fs::path tmp = fs::path(::testing::TempDir()) / "gpuvet_e2e_truncated.xml";
+  fs::path tmp =
+      fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_truncated.xml");
   WriteText(tmp, xml.substr(0, xml.size() / 2));
   RunResult r = Gpuvet({"check", "--nvidia-smi-xml", tmp.string()});
   EXPECT_EQ(r.exit_code, 2);
