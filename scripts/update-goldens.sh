@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build/test}
 python3 tests/fixtures/generate.py >/dev/null
 python3 tests/fixtures/traces/generate.py >/dev/null
+python3 tests/fixtures/bench/generate.py >/dev/null
 cmake -S . -B "$BUILD" -G Ninja >/dev/null
-cmake --build "$BUILD" --target e2e_test gpuvet fake_nvml
-GPUVET_UPDATE_GOLDEN=1 "$BUILD/tests/e2e/e2e_test" --gtest_filter='Fixtures*:TraceFixtures*'
+cmake --build "$BUILD" --target e2e_test gpuvet fake_nvml fake_cuda
+GPUVET_UPDATE_GOLDEN=1 "$BUILD/tests/e2e/e2e_test" --gtest_filter='Fixtures*:TraceFixtures*:BenchFixtures*'
 git status --short tests/fixtures

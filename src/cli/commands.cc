@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "cli/bench_command.h"
 #include "cli/check_command.h"
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
@@ -26,7 +27,7 @@ struct CommandEntry {
 
 constexpr CommandEntry kCommands[] = {
     {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
-    {"trace", AddTraceCommand}, {"debug", AddDebugCommand},
+    {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
 };
 
 }  // namespace

@@ -9,6 +9,58 @@ namespace gpuvet {
 namespace {
 
 constexpr CatalogueEntry kCatalogue[] = {
+    {"bench.compute", "bench", "Compute throughput",
+     "Measured FP32 or tensor throughput is well below what this GPU model delivers: clocks are "
+     "capped (power limit, thermal, application clocks) or the GPU is shared.",
+     "Check throttling and power limits (`gpuvet check --only throttle,power,clocks`), make sure "
+     "nothing else runs on the GPU, and compare with the fleet."},
+    {"bench.copy_bandwidth", "bench", "Host-device copy bandwidth",
+     "Pinned host-device copies reach well below what the PCIe link should carry: the link is "
+     "narrow or slow, the host memory or socket is the bottleneck, or something else shares the "
+     "link.",
+     "Check the link under load (bench.pcie_under_load, pcie.* in `gpuvet check`), the NUMA "
+     "placement (bench.numa_penalty), and other traffic on the same switch."},
+    {"bench.driver", "bench", "CUDA driver usable for benchmarks",
+     "The CUDA driver could not be loaded or found no device, so no benchmark ran.",
+     "Install or fix the NVIDIA driver (libcuda.so.1) and run `gpuvet check` for the reason."},
+    {"bench.launch_overhead", "bench", "Kernel launch overhead",
+     "Launching an empty kernel takes longer than usual on this node: every small kernel of a "
+     "job pays it, and launch-bound jobs slow down in proportion.",
+     "Check CPU frequency governor and C-states (`gpuvet check --only cpu`), CPU contention, and "
+     "the driver version; capture hot loops in CUDA graphs."},
+    {"bench.memory_bandwidth", "bench", "Device memory bandwidth",
+     "Device-to-device copy bandwidth is well below what this GPU's memory delivers: memory "
+     "clocks are reduced or the GPU is degraded.",
+     "Check memory clock and throttling; reset the GPU; if the figure stays low, drain it for "
+     "hardware inspection."},
+    {"bench.nccl", "bench", "NCCL all-reduce bus bandwidth",
+     "Single-node all-reduce bus bandwidth is below what the GPUs' interconnect should give: "
+     "NVLink/NVSwitch trouble, P2P disabled, or traffic forced through the host.",
+     "Check NVLink state (nvlink.* in `gpuvet check`), fabric manager, ACS/IOMMU settings that "
+     "block P2P, and NCCL_P2P_* environment variables."},
+    {"bench.numa_penalty", "bench", "Cost of the wrong NUMA node",
+     "Copies driven from a CPU socket remote to the GPU are markedly slower: jobs placed on the "
+     "wrong socket lose that bandwidth on every transfer.",
+     "Bind data loaders and copy threads to the GPU's NUMA node (numa.process_affinity in "
+     "`gpuvet check`; Slurm --cpu-bind, numactl, Kubernetes topology manager)."},
+    {"bench.p2p_bandwidth", "bench", "GPU peer-to-peer bandwidth",
+     "Peer-to-peer copies between two GPUs are unsupported or far slower than their link allows.",
+     "Check NVLink state, PCIe ACS settings and IOMMU passthrough; a pair slower than its "
+     "siblings points at one link or switch."},
+    {"bench.pageable_copies", "bench", "Pageable vs pinned copies",
+     "Copies from pageable host memory reach a small share of pinned bandwidth: jobs that do not "
+     "pin their buffers pay that on every batch.",
+     "Pin host buffers in the job (DataLoader(pin_memory=True), cudaHostAlloc) and copy with "
+     "non_blocking=True."},
+    {"bench.pcie_under_load", "bench", "PCIe generation under load",
+     "While a copy kept the link busy, it still ran below its maximum generation: this is a real "
+     "downgrade, not idle power saving.",
+     "Drain the node; reseat the GPU and riser and check the slot's PCIe speed setting in the "
+     "BIOS."},
+    {"bench.regression", "bench", "Regression against a baseline",
+     "A figure dropped well below the same node's earlier baseline run (--baseline).",
+     "Compare the two runs' settings (driver, clocks, power limit, topology); a drop with "
+     "unchanged settings points at degrading hardware."},
     {"cgroup.cpu_quota", "cgroup", "CPU quota per visible GPU",
      "The cgroup this process runs in (the job's container or Slurm step) may use fewer CPU cores "
      "per GPU than the policy minimum. Input pipelines, tokenisers and launch threads are then "

@@ -3,9 +3,9 @@
 #include "core/policy.h"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <functional>
-#include <toml++/toml.h>
 
 #include "core/catalogue.h"
 #include "util/file.h"
@@ -38,9 +38,11 @@ class PolicyReader {
         s = ReadChecks(t);
       } else if (k == "severity") {
         s = ReadSeverity(t);
+      } else if (k == "bench") {
+        s = ReadBench(t);
       } else {
         return Error(node, fmt::format("unknown table [{}]; expected one of [gpu], [driver], "
-                                       "[thresholds], [checks], [severity]",
+                                       "[thresholds], [checks], [severity], [bench]",
                                        k));
       }
       if (!s.ok()) return s;
@@ -94,8 +96,8 @@ class PolicyReader {
         if (Status s = ReadInt(node, "gpu.expected_count", 0, 1024, v); !s.ok()) return s;
         policy_.expected_gpu_count = static_cast<int>(v);
       } else {
-        return Error(node, fmt::format("unknown key 'gpu.{}'; expected 'expected_count'",
-                                       key.str()));
+        return Error(node,
+                     fmt::format("unknown key 'gpu.{}'; expected 'expected_count'", key.str()));
       }
     }
     return Status::Ok();
@@ -104,7 +106,8 @@ class PolicyReader {
   Status ReadDriver(const toml::table& t) {
     for (auto&& [key, node] : t) {
       if (key.str() == "allowed_versions") {
-        if (Status s = ReadStrings(node, "driver.allowed_versions", policy_.allowed_driver_versions);
+        if (Status s =
+                ReadStrings(node, "driver.allowed_versions", policy_.allowed_driver_versions);
             !s.ok())
           return s;
       } else if (key.str() == "allowed_cuda_versions") {
@@ -170,8 +173,7 @@ class PolicyReader {
       }
       for (const NumKey& k : nums) {
         if (key.str() != k.name) continue;
-        if (Status s =
-                ReadNumber(node, std::string("thresholds.") + k.name, k.lo, k.hi, *k.target);
+        if (Status s = ReadNumber(node, std::string("thresholds.") + k.name, k.lo, k.hi, *k.target);
             !s.ok())
           return s;
         known = true;
@@ -218,6 +220,64 @@ class PolicyReader {
                                        id));
       }
       policy_.severity_overrides[id] = *sev;
+    }
+    return Status::Ok();
+  }
+
+  // [bench] thresholds and the [bench.minimums] table of per-measurement absolute minimums.
+  Status ReadBench(const toml::table& t) {
+    BenchThresholds& b = policy_.bench;
+    struct NumKey {
+      const char* name;
+      double* target;
+      double lo, hi;
+    };
+    const NumKey nums[] = {
+        {"min_fraction_of_expected", &b.min_fraction_of_expected, 0, 1},
+        {"pageable_min_ratio", &b.pageable_min_ratio, 0, 1},
+        {"numa_max_penalty", &b.numa_max_penalty, 0, 1},
+        {"launch_latency_max_us", &b.launch_latency_max_us, 0, 1e6},
+        {"regression_max_drop", &b.regression_max_drop, 0, 1},
+    };
+    // Higher-is-better measurement ids of core/bench.h (latencies have their own thresholds).
+    constexpr std::string_view kMinimumIds[] = {
+        "h2d_pinned",   "d2h_pinned",        "h2d_pageable",      "d2h_pageable",
+        "bidir_pinned", "h2d_pinned_remote", "d2h_pinned_remote", "d2d_copy_engine",
+        "d2d_sm_copy",  "sm_triad",          "fp32_fma",          "bf16_tensor",
+        "fp16_tensor",  "launch_rate",       "p2p_bandwidth",     "nccl_allreduce_busbw",
+    };
+    for (auto&& [key, node] : t) {
+      if (key.str() == "minimums") {
+        const toml::table* m = node.as_table();
+        if (!m) return Error(node, "'bench.minimums' must be a table ([bench.minimums])");
+        for (auto&& [id, value] : *m) {
+          bool known = false;
+          for (std::string_view k : kMinimumIds) known = known || k == id.str();
+          if (!known) {
+            return Error(value, fmt::format("'{}' is not a benchmark figure with a minimum "
+                                            "(docs/bench.md lists them)",
+                                            id.str()));
+          }
+          double v = 0;
+          if (Status s = ReadNumber(value, "bench.minimums." + std::string(id.str()), 0, 1e12, v);
+              !s.ok())
+            return s;
+          b.minimums[std::string(id.str())] = v;
+        }
+        continue;
+      }
+      bool known = false;
+      for (const NumKey& k : nums) {
+        if (key.str() != k.name) continue;
+        if (Status s = ReadNumber(node, std::string("bench.") + k.name, k.lo, k.hi, *k.target);
+            !s.ok())
+          return s;
+        known = true;
+      }
+      if (!known) {
+        return Error(node,
+                     fmt::format("unknown key 'bench.{}' (docs/policy.md lists them)", key.str()));
+      }
     }
     return Status::Ok();
   }

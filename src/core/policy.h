@@ -53,6 +53,24 @@ struct Thresholds {
   double psi_cpu_some_warn_pct = 40;
 };
 
+// [bench]: how `gpuvet bench` judges its figures (rules/bench_rules.cc, docs/policy.md).
+struct BenchThresholds {
+  // A figure below this share of its expectation fails (DCGM diag-skus.yaml: targets are
+  // 0.75 × a known-good measurement).
+  double min_fraction_of_expected = 0.75;
+  // bench.pageable_copies: warn when pageable bandwidth < this share of pinned.
+  double pageable_min_ratio = 0.5;
+  // bench.numa_penalty: warn when copies from the remote node lose more than this share.
+  double numa_max_penalty = 0.2;
+  // bench.launch_overhead: warn when launch-to-completion latency exceeds this (µs).
+  double launch_latency_max_us = 20;
+  // bench.regression: warn when a median drops by more than this share of the baseline's.
+  double regression_max_drop = 0.10;
+  // Fleet-calibrated absolute minimums by measurement id (core/bench.h), in the figure's unit;
+  // they replace the built-in expectation of that figure.
+  std::map<std::string, double> minimums;
+};
+
 struct Policy {
   std::string source = "built-in defaults";  // the file it came from
   std::optional<int> expected_gpu_count;
@@ -61,6 +79,7 @@ struct Policy {
   Thresholds thresholds;
   std::set<std::string> skip;                          // check ids or areas
   std::map<std::string, Severity> severity_overrides;  // by check id
+  BenchThresholds bench;
 };
 
 // Parses policy TOML. Errors are InvalidInput with "FILE:LINE:COLUMN: what was expected".

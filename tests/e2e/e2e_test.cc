@@ -64,6 +64,8 @@ std::vector<std::string> Fixtures() { return FixturesIn(GPUVET_FIXTURES_DIR); }
 
 fs::path TraceFixturesDir() { return fs::path(GPUVET_FIXTURES_DIR) / "traces"; }
 
+fs::path BenchFixturesDir() { return fs::path(GPUVET_FIXTURES_DIR) / "bench"; }
+
 // "- `id` severity …" lines of a fixture README, checked against a JSON report's findings.
 void ExpectPromisedFindings(const std::string& name, const fs::path& readme_path,
                             const nlohmann::json& report) {
@@ -249,6 +251,67 @@ TEST_P(TraceFixtureTest, MatchesGoldenOutputs) {
 INSTANTIATE_TEST_SUITE_P(TraceFixtures, TraceFixtureTest,
                          ::testing::ValuesIn(FixturesIn(TraceFixturesDir())), GtestName);
 
+// `gpuvet bench` over tests/fixtures/bench/NAME with the fake libcuda.so.1 answering from
+// NAME/cuda.json (no cuda.json: a node without a driver), NAME/root as sysfs, NAME/policy.toml
+// and NAME/args ("{fixture}" stands for the fixture directory); goldens like the check fixtures.
+class BenchFixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BenchFixtureTest, MatchesGoldenOutputs) {
+  const std::string name = GetParam();
+  fs::path dir = BenchFixturesDir() / name;
+  // --plan tiny: the fake driver copies every byte on the CPU, so quick-mode buffers would take
+  // seconds per run; the optional libraries are switched off so the output does not depend on
+  // whether this machine has cuBLASLt or NCCL installed.
+  std::vector<std::string> base = {GPUVET_BINARY, "bench", "--now",  kNow,
+                                   "--plan",      "tiny",  "--root", (dir / "root").string()};
+  std::vector<std::string> env = {"GPUVET_CUBLASLT_LIB=none", "GPUVET_NCCL_LIB=none"};
+  if (fs::exists(dir / "cuda.json")) {
+    base.insert(base.end(), {"--cuda-lib", GPUVET_FAKE_CUDA_LIB});
+    env.push_back("GPUVET_FAKE_CUDA_SCENARIO=" + (dir / "cuda.json").string());
+  } else {
+    base.insert(base.end(), {"--cuda-lib", (dir / "no-driver/libcuda.so.1").string()});
+  }
+  if (fs::exists(dir / "policy.toml")) {
+    base.insert(base.end(), {"--policy", (dir / "policy.toml").string()});
+  }
+  if (fs::exists(dir / "args")) {
+    std::istringstream args(ReadText(dir / "args"));
+    for (std::string a; args >> a;) base.push_back(ReplaceAll(a, "{fixture}", dir.string()));
+  }
+  std::string scrubbed[2];
+  int exit_codes[2] = {-1, -1};
+  nlohmann::json report;
+  const char* formats[2] = {"json", "text"};
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), {"--format", formats[i]});
+    RunResult r = RunBinary(argv, env, 60);
+    ASSERT_FALSE(r.timed_out) << name << " did not finish in 60 s";
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1)
+        << name << " " << formats[i] << " exited " << r.exit_code << "\nstderr: " << r.err;
+    exit_codes[i] = r.exit_code;
+    scrubbed[i] = ReplaceAll(ReplaceAll(r.out, dir.string(), "<fixture>"), GPUVET_FAKE_CUDA_LIB,
+                             "<fake-cuda>");
+    if (i == 0) report = nlohmann::json::parse(r.out);
+  }
+  EXPECT_EQ(report["schema"], "gpuvet.bench/v1");
+  EXPECT_EQ(report["verdict"]["exit_code"].get<int>(), exit_codes[0]);
+  EXPECT_EQ(exit_codes[1], exit_codes[0]);
+  if (Updating()) {
+    WriteText(dir / "expected.json", scrubbed[0]);
+    WriteText(dir / "expected.txt", scrubbed[1]);
+  } else {
+    ASSERT_TRUE(fs::exists(dir / "expected.json"))
+        << "no golden for " << name << "; run with GPUVET_UPDATE_GOLDEN=1";
+    EXPECT_EQ(scrubbed[0], ReadText(dir / "expected.json")) << name << ": JSON differs";
+    EXPECT_EQ(scrubbed[1], ReadText(dir / "expected.txt")) << name << ": text differs";
+  }
+  ExpectPromisedFindings(name, dir / "README.md", report);
+}
+
+INSTANTIATE_TEST_SUITE_P(BenchFixtures, BenchFixtureTest,
+                         ::testing::ValuesIn(FixturesIn(BenchFixturesDir())), GtestName);
+
 // Every catalogue entry is triggered (severity other than ok) by at least one fixture.
 TEST(CatalogueCoverageTest, EveryCheckFiresInSomeFixture) {
   std::set<std::string> fired;
@@ -258,6 +321,9 @@ TEST(CatalogueCoverageTest, EveryCheckFiresInSomeFixture) {
   }
   for (const std::string& name : FixturesIn(TraceFixturesDir())) {
     goldens.push_back(TraceFixturesDir() / name / "expected.json");
+  }
+  for (const std::string& name : FixturesIn(BenchFixturesDir())) {
+    goldens.push_back(BenchFixturesDir() / name / "expected.json");
   }
   for (const fs::path& golden : goldens) {
     if (!fs::exists(golden)) continue;
@@ -343,6 +409,22 @@ TEST(CliTest, DumpNvmlWithoutDriverIsAnError) {
   RunResult r = Gpuvet({"debug", "dump-nvml", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("NVML unavailable"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, BenchUsageErrorsExitTwo) {
+  fs::path tmp =
+      fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_baseline.json");
+  WriteText(tmp, "{\"schema\": \"gpuvet.bench/v1\", \"measurements\": [\n  {\"id\": ");
+  RunResult garbled = Gpuvet({"bench", "--baseline", tmp.string()});
+  EXPECT_EQ(garbled.exit_code, 2);
+  EXPECT_NE(garbled.err.find(tmp.string() + ": not JSON at byte"), std::string::npos)
+      << garbled.err;
+  EXPECT_EQ(Gpuvet({"bench", "--baseline", "/nonexistent/baseline.json"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({"bench", "--gpus", "0,x"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({"bench", "--quick", "--full"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({"bench", "--format", "yaml"}).exit_code, 2);
+  EXPECT_EQ(Gpuvet({"bench", "--root", "/nonexistent-root"}).exit_code, 2);
+  fs::remove(tmp);
 }
 
 TEST(CliTest, TraceInputErrors) {

@@ -1,0 +1,96 @@
+// The benchmark model: what `gpuvet bench` measured on each GPU and link, with the method, sizes,
+// repetitions and spread of every figure, so a number can be judged and compared with a baseline.
+// The measurement engine (sources/bench_*.cc) fills it; judgement (rules/bench_*.cc) reads it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/reading.h"
+
+namespace gpuvet {
+
+// One measured figure. Stable ids (used by baselines and the JSON schema):
+//   h2d_pinned, d2h_pinned, h2d_pageable, d2h_pageable, bidir_pinned (sum of both directions),
+//   h2d_pinned_remote, d2h_pinned_remote (host thread and memory on a NUMA node remote to the GPU),
+//   d2d_copy_engine, d2d_sm_copy (read+write counted), sm_triad,
+//   fp32_fma (TFLOP/s), bf16_tensor, fp16_tensor (TFLOP/s, cuBLASLt),
+//   launch_rate (launches/s), launch_latency (µs, launch to completion),
+//   p2p_bandwidth, p2p_latency (gpu -> peer), nccl_allreduce_busbw (GB/s, all GPUs).
+struct BenchMeasurement {
+  std::string id;
+  int gpu = -1;         // CUDA ordinal; -1 for all-GPU measurements (NCCL)
+  int peer = -1;        // P2P destination
+  int numa_node = -1;   // node the host thread and memory were bound to; -1 unbound
+  std::string unit;     // "GB/s", "TFLOP/s", "launches/s", "us"
+  std::string method;   // how, in words: API, buffer size, copies per sample, samples, timing
+  uint64_t bytes = 0;   // bytes per copy (transfers) or per kernel (memory kernels)
+  int repetitions = 0;  // operations per sample
+  std::vector<double> samples;  // one figure per sample
+  double median = 0, min = 0, max = 0;
+  std::string skipped;  // non-empty: not measured, and why (e.g. "libcublasLt.so.* not found")
+};
+
+struct BenchGpu {
+  int index = 0;  // CUDA ordinal
+  std::string name;
+  std::string pci_bus_id;  // sysfs form "0000:3b:00.0"
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  double sm_clock_mhz = 0;   // max SM clock
+  double mem_clock_mhz = 0;  // memory clock
+  int memory_bus_bits = 0;
+  uint64_t memory_bytes = 0;
+  int copy_engines = 0;
+  Reading<int> numa_node;
+  std::vector<int> local_cpus;
+  // PCIe as read from NVML/sysfs before the run (idle) and again while a copy kept the link busy:
+  // links downshift at idle, so only the loaded reading tells a real downgrade (pcie.* in check).
+  Reading<int> pcie_gen_idle, pcie_gen_loaded, pcie_gen_max;
+  Reading<int> pcie_width, pcie_width_max;
+};
+
+enum class BenchState {
+  kOk,
+  kDriverMissing,  // libcuda.so.1 not loadable
+  kNoDevice,       // cuInit/cuDeviceGetCount: no CUDA device
+  kFailed,         // the driver failed otherwise (detail says how)
+};
+
+struct BenchRun {
+  BenchState state = BenchState::kOk;
+  std::string detail;      // why state is not kOk
+  std::string mode;        // "quick" or "full"
+  std::string library;     // the libcuda path loaded
+  int driver_version = 0;  // cuDriverGetVersion, e.g. 12040
+  std::vector<BenchGpu> gpus;
+  std::vector<BenchMeasurement> measurements;
+  std::vector<std::string> notes;  // optional parts skipped and why, JIT logs on failure, …
+};
+
+// What one figure was held against (rules/bench_rules.cc), kept for the report's table and JSON.
+struct BenchExpectation {
+  std::string id;  // measurement id
+  int gpu = -1, peer = -1, numa_node = -1;
+  double expected = 0;  // in the measurement's unit; a maximum for latencies
+  std::string basis;    // where the number comes from, e.g. "PCIe Gen5 x16 theoretical × 0.85"
+  double ratio = 0;     // measured median / expected
+};
+
+inline constexpr const char* kBenchSchema = "gpuvet.bench/v1";
+
+// Everything `gpuvet bench` produced, handed to the renderers (output/bench_*.cc).
+struct BenchReport {
+  std::string gpuvet_version;
+  std::string generated_at;     // ISO 8601 UTC, from the clock or --now
+  std::string policy_source;    // "built-in defaults" or the policy file path
+  std::string baseline_source;  // --baseline FILE, or empty
+  BenchRun run;
+  std::vector<BenchExpectation> expectations;
+  std::vector<Finding> findings;
+  Severity verdict = Severity::kOk;
+};
+
+}  // namespace gpuvet

@@ -1,0 +1,182 @@
+// Bench JSON renderer and baseline reader. Numbers are rounded to 3 decimals so goldens and
+// baselines do not carry float noise; a missing reading is null, never 0.
+#include "output/bench_json.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/report.h"
+#include "output/json_renderer.h"
+#include "util/strings.h"
+
+namespace gpuvet {
+
+namespace {
+
+using nlohmann::json;
+
+double Round3(double v) { return std::round(v * 1000) / 1000; }
+
+template <typename T>
+json R(const Reading<T>& r) {
+  return r.has() ? json(r.value) : json(nullptr);
+}
+
+const char* StateName(BenchState s) {
+  switch (s) {
+    case BenchState::kOk:
+      return "ok";
+    case BenchState::kDriverMissing:
+      return "driver_missing";
+    case BenchState::kNoDevice:
+      return "no_device";
+    case BenchState::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+json GpuToJson(const BenchGpu& g) {
+  json j;
+  j["index"] = g.index;
+  j["name"] = g.name;
+  j["pci_bus_id"] = g.pci_bus_id;
+  j["compute_capability"] = fmt::format("{}.{}", g.cc_major, g.cc_minor);
+  j["sm_count"] = g.sm_count;
+  j["sm_clock_mhz"] = Round3(g.sm_clock_mhz);
+  j["mem_clock_mhz"] = Round3(g.mem_clock_mhz);
+  j["memory_bus_bits"] = g.memory_bus_bits;
+  j["memory_bytes"] = g.memory_bytes;
+  j["copy_engines"] = g.copy_engines;
+  j["numa_node"] = R(g.numa_node);
+  j["local_cpus"] = FormatCpuList(g.local_cpus);
+  j["pcie"] = {{"gen_idle", R(g.pcie_gen_idle)},
+               {"gen_loaded", R(g.pcie_gen_loaded)},
+               {"gen_max", R(g.pcie_gen_max)},
+               {"width", R(g.pcie_width)},
+               {"width_max", R(g.pcie_width_max)}};
+  return j;
+}
+
+json MeasurementToJson(const BenchMeasurement& m) {
+  json samples = json::array();
+  for (double s : m.samples) samples.push_back(Round3(s));
+  return {{"id", m.id},
+          {"gpu", m.gpu},
+          {"peer", m.peer},
+          {"numa_node", m.numa_node},
+          {"unit", m.unit},
+          {"method", m.method},
+          {"bytes", m.bytes},
+          {"repetitions", m.repetitions},
+          {"samples", samples},
+          {"median", Round3(m.median)},
+          {"min", Round3(m.min)},
+          {"max", Round3(m.max)},
+          {"skipped", m.skipped.empty() ? json(nullptr) : json(m.skipped)}};
+}
+
+}  // namespace
+
+std::string RenderBenchJson(const BenchReport& report) {
+  json j;
+  j["schema"] = kBenchSchema;
+  j["gpuvet_version"] = report.gpuvet_version;
+  j["generated_at"] = report.generated_at;
+  j["policy"] = report.policy_source;
+  j["baseline"] = report.baseline_source.empty() ? json(nullptr) : json(report.baseline_source);
+  const BenchRun& r = report.run;
+  j["run"] = {{"state", StateName(r.state)},
+              {"detail", r.detail},
+              {"mode", r.mode},
+              {"library", r.library},
+              {"driver_version", r.driver_version},
+              {"notes", r.notes}};
+  json gpus = json::array();
+  for (const BenchGpu& g : r.gpus) gpus.push_back(GpuToJson(g));
+  j["gpus"] = gpus;
+  json ms = json::array();
+  for (const BenchMeasurement& m : r.measurements) ms.push_back(MeasurementToJson(m));
+  j["measurements"] = ms;
+  json ex = json::array();
+  for (const BenchExpectation& e : report.expectations) {
+    ex.push_back({{"id", e.id},
+                  {"gpu", e.gpu},
+                  {"peer", e.peer},
+                  {"numa_node", e.numa_node},
+                  {"expected", Round3(e.expected)},
+                  {"basis", e.basis},
+                  {"ratio", Round3(e.ratio)}});
+  }
+  j["expectations"] = ex;
+  json findings = json::array();
+  std::map<std::string, int> counts = {
+      {"ok", 0}, {"info", 0}, {"warn", 0}, {"unknown", 0}, {"fail", 0}};
+  for (const Finding& f : report.findings) {
+    findings.push_back(FindingToJson(f));
+    ++counts[std::string(SeverityName(f.severity))];
+  }
+  j["findings"] = findings;
+  bool fail = report.verdict == Severity::kFail;
+  j["verdict"] = {{"severity", std::string(SeverityName(report.verdict))},
+                  {"healthy", !fail},
+                  {"exit_code", fail ? kExitUnhealthy : kExitHealthy},
+                  {"counts", counts}};
+  return j.dump(2) + "\n";
+}
+
+Result<std::vector<BenchMeasurement>> ParseBenchBaseline(std::string_view text,
+                                                         const std::string& filename) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return InvalidInput(fmt::format("{}: not JSON at byte {}: {}", filename, e.byte, e.what()));
+  }
+  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != kBenchSchema) {
+    return InvalidInput(
+        fmt::format("{}: not a gpuvet bench report (expected \"schema\": \"{}\"; "
+                    "write one with `gpuvet bench --format json`)",
+                    filename, kBenchSchema));
+  }
+  const json* list = doc.contains("measurements") ? &doc["measurements"] : nullptr;
+  if (!list || !list->is_array()) {
+    return InvalidInput(filename + ": \"measurements\" must be an array");
+  }
+  std::vector<BenchMeasurement> out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json& e = (*list)[i];
+    auto bad = [&](const char* what) {
+      return InvalidInput(fmt::format("{}: measurements[{}]: {}", filename, i, what));
+    };
+    if (!e.is_object()) return bad("must be an object");
+    if (!e.contains("id") || !e["id"].is_string()) return bad("\"id\" must be a string");
+    if (!e.contains("gpu") || !e["gpu"].is_number_integer()) {
+      return bad("\"gpu\" must be an integer");
+    }
+    if (!e.contains("peer") || !e["peer"].is_number_integer()) {
+      return bad("\"peer\" must be an integer");
+    }
+    if (!e.contains("median") || !e["median"].is_number())
+      return bad("\"median\" must be a number");
+    BenchMeasurement m;
+    m.id = e["id"].get<std::string>();
+    m.gpu = e["gpu"].get<int>();
+    m.peer = e["peer"].get<int>();
+    m.median = e["median"].get<double>();
+    if (e.contains("unit") && e["unit"].is_string()) m.unit = e["unit"].get<std::string>();
+    if (e.contains("numa_node") && e["numa_node"].is_number_integer()) {
+      m.numa_node = e["numa_node"].get<int>();
+    }
+    if (e.contains("skipped") && e["skipped"].is_string()) {
+      m.skipped = e["skipped"].get<std::string>();
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace gpuvet
