@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "cli/cli_util.h"
 #include "core/bench.h"
 #include "core/policy.h"
 #include "core/report.h"
@@ -29,28 +30,6 @@
 namespace gpuvet {
 
 namespace {
-
-int UsageError(const std::string& message) {
-  std::fprintf(stderr, "gpuvet bench: %s\n", message.c_str());
-  return kExitUsage;
-}
-
-std::string NowIso() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-bool UseColor(const std::string& mode) {
-  if (mode == "always") return true;
-  if (mode == "never") return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color && *no_color) return false;
-  return ::isatty(STDOUT_FILENO) == 1;
-}
 
 // "0,1,3" -> {0, 1, 3}; an InvalidInput naming the bad entry otherwise.
 Result<std::vector<int>> ParseGpuList(const std::string& text) {
@@ -82,34 +61,35 @@ void DrawProgress(std::string_view step, double fraction) {
 }  // namespace
 
 int RunBench(const BenchFlags& flags) {
-  if (flags.quick && flags.full) return UsageError("--quick and --full exclude each other");
+  if (flags.quick && flags.full)
+    return UsageError("bench", "--quick and --full exclude each other");
   if (!flags.plan.empty() && flags.plan != "tiny") {
-    return UsageError("--plan takes only 'tiny' (a test plan for the fake driver)");
+    return UsageError("bench", "--plan takes only 'tiny' (a test plan for the fake driver)");
   }
   if (flags.format != "text" && flags.format != "json") {
-    return UsageError("--format must be text or json, not '" + flags.format + "'");
+    return UsageError("bench", "--format must be text or json, not '" + flags.format + "'");
   }
   auto gpus = ParseGpuList(flags.gpus);
-  if (!gpus.ok()) return UsageError(gpus.status().message());
+  if (!gpus.ok()) return UsageError("bench", gpus.status().message());
 
   Policy policy;
   if (!flags.policy.empty()) {
     auto loaded = LoadPolicy(flags.policy);
-    if (!loaded.ok()) return UsageError(loaded.status().message());
+    if (!loaded.ok()) return UsageError("bench", loaded.status().message());
     policy = std::move(loaded).value();
   }
   std::vector<BenchMeasurement> baseline;
   if (!flags.baseline.empty()) {
     auto text = ReadFile(flags.baseline, 64 << 20);
-    if (!text.ok()) return UsageError("cannot read baseline: " + text.status().message());
+    if (!text.ok()) return UsageError("bench", "cannot read baseline: " + text.status().message());
     auto parsed = ParseBenchBaseline(text.value(), flags.baseline);
-    if (!parsed.ok()) return UsageError(parsed.status().message());
+    if (!parsed.ok()) return UsageError("bench", parsed.status().message());
     baseline = std::move(parsed).value();
   }
   if (!flags.root.empty()) {
     struct stat st;
     if (::stat(flags.root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return UsageError("--root " + flags.root + " is not a directory");
+      return UsageError("bench", "--root " + flags.root + " is not a directory");
     }
   }
 

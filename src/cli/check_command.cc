@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "cli/cli_util.h"
 #include "core/catalogue.h"
 #include "core/host_paths.h"
 #include "core/policy.h"
@@ -52,28 +53,6 @@ bool Matches(const std::vector<std::string>& selectors, const std::string& id) {
   return false;
 }
 
-int UsageError(const std::string& message) {
-  std::fprintf(stderr, "gpuvet check: %s\n", message.c_str());
-  return kExitUsage;
-}
-
-std::string NowIso() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-bool UseColor(const std::string& mode) {
-  if (mode == "always") return true;
-  if (mode == "never") return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color && *no_color) return false;
-  return ::isatty(STDOUT_FILENO) == 1;
-}
-
 std::vector<std::string> SplitSelectors(const std::vector<std::string>& raw) {
   std::vector<std::string> out;
   for (const std::string& r : raw) {
@@ -95,33 +74,34 @@ int RunCheck(const CheckFlags& in_flags) {
     for (const std::string& s : *list) {
       if (!FindCatalogueEntry(s) && !IsCatalogueArea(s)) {
         return UsageError(
+            "check",
             fmt::format("'{}' is neither a check id nor an area; `gpuvet checks` lists them", s));
       }
     }
   }
   if (flags.format != "text" && flags.format != "json") {
-    return UsageError("--format must be text or json, not '" + flags.format + "'");
+    return UsageError("check", "--format must be text or json, not '" + flags.format + "'");
   }
 
   Policy policy;
   if (!flags.policy.empty()) {
     auto loaded = LoadPolicy(flags.policy);
-    if (!loaded.ok()) return UsageError(loaded.status().message());
+    if (!loaded.ok()) return UsageError("check", loaded.status().message());
     policy = std::move(loaded).value();
   }
 
   if (!flags.root.empty()) {
     struct stat st;
     if (::stat(flags.root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return UsageError("--root " + flags.root + " is not a directory");
+      return UsageError("check", "--root " + flags.root + " is not a directory");
     }
   }
   if (!flags.kernel_log.empty() && !PathExists(flags.kernel_log)) {
-    return UsageError("--kernel-log " + flags.kernel_log + ": no such file");
+    return UsageError("check", "--kernel-log " + flags.kernel_log + ": no such file");
   }
   HostPaths paths(flags.root);
   if (flags.pid != 0 && !PathExists(paths.Proc(std::to_string(flags.pid)))) {
-    return UsageError(fmt::format("--pid {}: no such process", flags.pid));
+    return UsageError("check", fmt::format("--pid {}: no such process", flags.pid));
   }
 
   CheckReport report;
@@ -132,7 +112,7 @@ int RunCheck(const CheckFlags& in_flags) {
   const bool offline = !flags.nvidia_smi_xml.empty();
   if (offline) {
     auto inv = LoadNvidiaSmiXml(flags.nvidia_smi_xml);
-    if (!inv.ok()) return UsageError(inv.status().message());
+    if (!inv.ok()) return UsageError("check", inv.status().message());
     report.gpus = std::move(inv).value();
   } else {
     NvmlOptions nvml;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "analysis/analyze.h"
+#include "cli/cli_util.h"
 #include "core/report.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
@@ -24,14 +25,6 @@ struct TraceFlags {
   std::string format = "text";
   std::string color = "auto";
 };
-
-bool UseColor(const std::string& mode) {
-  if (mode == "always") return true;
-  if (mode == "never") return false;
-  const char* no_color = std::getenv("NO_COLOR");
-  if (no_color && *no_color) return false;
-  return ::isatty(STDOUT_FILENO) == 1;
-}
 
 int RunTrace(const TraceFlags& flags) {
   Result<TraceInput> input = ReadTraceInput(flags.path);

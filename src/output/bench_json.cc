@@ -21,8 +21,8 @@ using nlohmann::json;
 double Round3(double v) { return std::round(v * 1000) / 1000; }
 
 template <typename T>
-json R(const Reading<T>& r) {
-  return r.has() ? json(r.value) : json(nullptr);
+json R(const Reading<T>& r) {  // short name for the many fields below
+  return ReadingToJson(r);
 }
 
 const char* StateName(BenchState s) {

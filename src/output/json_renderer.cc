@@ -13,8 +13,8 @@ namespace {
 using nlohmann::json;
 
 template <typename T>
-json R(const Reading<T>& r) {
-  return r.has() ? json(r.value) : json(nullptr);
+json R(const Reading<T>& r) {  // short name for the many fields below
+  return ReadingToJson(r);
 }
 
 const char* StateName(GpuSourceState s) {

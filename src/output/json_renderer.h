@@ -6,12 +6,20 @@
 #include <string>
 
 #include "core/finding.h"
+#include "core/reading.h"
 #include "core/report.h"
 
 namespace gpuvet {
 
 // The whole report as a JSON document (pretty-printed, trailing newline).
 std::string RenderJson(const CheckReport& report);
+
+// A measured value as JSON: the value, or null when it is not supported or could not be read (the
+// findings say why). Shared by every JSON renderer.
+template <typename T>
+nlohmann::json ReadingToJson(const Reading<T>& r) {
+  return r.has() ? nlohmann::json(r.value) : nlohmann::json(nullptr);
+}
 
 // One finding as JSON; shared with other reports that carry findings.
 nlohmann::json FindingToJson(const Finding& f);
