@@ -8,9 +8,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include "cli/cli_util.h"
 #include "core/bench.h"
@@ -100,15 +105,49 @@ int RunBench(const BenchFlags& flags) {
   options.gpus = gpus.value();
   options.paths = HostPaths(flags.root);
   const bool progress = ::isatty(STDERR_FILENO) == 1;
-  if (progress) options.progress = DrawProgress;
+  // The driver calls are not individually time-bounded, so the whole run is: the engine runs on
+  // its own thread and the step it is in is remembered; if the driver stops answering, the report
+  // says where, and the process exits without waiting for the stuck thread.
+  auto current_step = std::make_shared<std::pair<std::mutex, std::string>>();
+  current_step->second = "loading the CUDA driver";
+  options.progress = [current_step, progress](std::string_view step, double fraction) {
+    {
+      std::lock_guard<std::mutex> lock(current_step->first);
+      current_step->second = std::string(step);
+    }
+    if (progress) DrawProgress(step, fraction);
+  };
+  int timeout_s = flags.timeout_s;
+  if (timeout_s <= 0) timeout_s = flags.full ? 1800 : 300;
 
   BenchReport report;
   report.gpuvet_version = GPUVET_VERSION;
   report.generated_at = flags.now.empty() ? NowIso() : flags.now;
   report.policy_source = policy.source;
   report.baseline_source = flags.baseline;
-  report.run = flags.plan == "tiny" ? RunBenchmarksWithPlan(options, bench::TinyPlan())
-                                    : RunBenchmarks(options);
+  auto result = std::make_shared<std::promise<BenchRun>>();
+  std::future<BenchRun> done = result->get_future();
+  const bool tiny = flags.plan == "tiny";
+  std::thread([result, options, tiny] {
+    result->set_value(tiny ? RunBenchmarksWithPlan(options, bench::TinyPlan())
+                           : RunBenchmarks(options));
+  }).detach();
+  bool hung = done.wait_for(std::chrono::seconds(timeout_s)) != std::future_status::ready;
+  if (hung) {
+    std::string step;
+    {
+      std::lock_guard<std::mutex> lock(current_step->first);
+      step = current_step->second;
+    }
+    report.run.state = BenchState::kFailed;
+    report.run.detail = fmt::format(
+        "the CUDA driver did not answer for {} s during '{}': a wedged GPU or driver (the run "
+        "was abandoned; see `gpuvet check` and the kernel log)",
+        timeout_s, step);
+    report.run.mode = tiny ? "tiny" : (flags.full ? "full" : "quick");
+  } else {
+    report.run = done.get();
+  }
   if (progress) std::fprintf(stderr, "\r%-80s\r", "");
 
   BenchJudgement judged =
@@ -128,7 +167,14 @@ int RunBench(const BenchFlags& flags) {
   }
   std::fwrite(rendered.data(), 1, rendered.size(), stdout);
   std::fflush(stdout);
-  return report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;
+  const int code = report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;
+  // A thread stuck inside the driver must not hold the exit up (static destructors would wait
+  // on the driver's locks): leave at once.
+  if (hung) {
+    std::fflush(stderr);
+    std::_Exit(code);
+  }
+  return code;
 }
 
 void AddBenchCommand(CLI::App& app, int* exit_code) {
@@ -153,6 +199,10 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_flag("-v,--verbose", flags->verbose, "Also list passed checks and every meaning");
+  cmd->add_option("--timeout-s", flags->timeout_s,
+                  "Give up when the driver does not answer for this long (default 300, 1800 with "
+                  "--full)")
+      ->check(CLI::Range(1, 86400));
   cmd->add_option("--plan", flags->plan, "")->group("");  // hidden: "tiny" for the fake driver
   cmd->callback([flags, exit_code] { *exit_code = RunBench(*flags); });
 }

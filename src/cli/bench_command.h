@@ -22,7 +22,8 @@ struct BenchFlags {
   std::string now;                   // --now (ISO timestamp, for reproducible output)
   std::string color = "auto";        // --color auto|always|never
   bool verbose = false;
-  std::string plan;  // hidden --plan tiny: tiny buffers for tests against the fake driver
+  int timeout_s = 0;  // --timeout-s: give up on a silent driver (0 = 300 s, 1800 s with --full)
+  std::string plan;   // hidden --plan tiny: tiny buffers for tests against the fake driver
 };
 
 // Registers the `bench` subcommand on `app`; the callback stores its exit code in *exit_code.

@@ -234,6 +234,19 @@ class Parser {
           return ErrorCode(ev, ep, false, &sc->errors[fn]);
         });
       }
+      if (key == "hangs") {
+        if (!v.is_array()) return Fail(p, "expected an array of function names");
+        for (size_t i = 0; i < v.size(); ++i) {
+          const std::string ep = fmt::format("{}/{}", p, i);
+          if (!v[i].is_string()) return Fail(ep, "expected a function name");
+          const std::string fn = v[i].get<std::string>();
+          if (!FunctionNames().contains(fn)) {
+            return Fail(ep, "not a function of CUDA_API_FUNCTIONS (src/sources/cuda_api.h)");
+          }
+          sc->hangs.insert(fn);
+        }
+        return Status::Ok();
+      }
       if (key == "devices") {
         if (!v.is_array()) return Fail(p, "expected an array of devices");
         for (size_t i = 0; i < v.size(); ++i) {

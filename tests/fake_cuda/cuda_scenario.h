@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,7 @@ struct Scenario {
   int driver_version = 12080;  // cuDriverGetVersion: 1000 * major + 10 * minor
   CUresult init = CUDA_SUCCESS;
   std::map<std::string, CUresult> errors;  // function name -> code it returns
+  std::set<std::string> hangs;             // functions that never return (a wedged GPU)
   std::string jit_error_log;               // copied into CU_JIT_ERROR_LOG_BUFFER
   std::string jit_info_log;                // copied into CU_JIT_INFO_LOG_BUFFER
   std::vector<Device> devices;

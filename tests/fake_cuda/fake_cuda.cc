@@ -6,6 +6,7 @@
 // state: one leaked object under one mutex; worlds of earlier scenarios are never freed.
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "cuda_scenario.h"
 #include "fake_cuda_world.h"
@@ -101,6 +103,10 @@ CUresult Prologue(Fake& fake, const char* name, Call* call) {
   call->w = fake.current;
   // cuModuleLoadDataEx applies its own injected error, to fill the JIT log too.
   if (std::string_view(name) == "cuModuleLoadDataEx") return kContinue;
+  // A wedged GPU: the call never returns, holding the driver lock as a real hung call does.
+  if (call->w->scenario.hangs.contains(name)) {
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   const auto& errors = call->w->scenario.errors;
   if (auto it = errors.find(name); it != errors.end()) return it->second;
   return kContinue;
