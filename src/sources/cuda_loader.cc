@@ -5,13 +5,13 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
-#include <link.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <vector>
 
+#include "sources/dynamic_library.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -96,16 +96,6 @@ const ErrorInfo* FindError(CUresult code) {
   return nullptr;
 }
 
-// The path the loader actually mapped for `handle`; `fallback` when the loader does not say.
-std::string LoadedPath(void* handle, const std::string& fallback) {
-  link_map* map = nullptr;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
-      map->l_name[0] != '\0') {
-    return map->l_name;
-  }
-  return fallback;
-}
-
 // The NUL-terminated prefix of a log buffer the driver filled, trimmed ("" when untouched).
 std::string LogText(const std::vector<char>& buffer) {
   const auto end = std::find(buffer.begin(), buffer.end(), '\0');
@@ -116,14 +106,11 @@ std::string LogText(const std::vector<char>& buffer) {
 
 Result<std::unique_ptr<CudaLibrary>> CudaLibrary::Load(const std::string& path_or_empty) {
   const std::string name = path_or_empty.empty() ? kDefaultLibrary : path_or_empty;
-  dlerror();  // clear any stale error
-  void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* err = dlerror();
-    return Unavailable(err != nullptr ? err : fmt::format("{}: cannot be loaded", name));
-  }
+  Result<OpenedLibrary> opened = OpenLibrary(name);
+  if (!opened.ok()) return opened.status();
+  void* handle = opened->handle;
   std::unique_ptr<CudaLibrary> lib(new CudaLibrary());
-  lib->path_ = LoadedPath(handle, name);
+  lib->path_ = opened->path;
 
   void* symbol = nullptr;
 #define GPUVET_CUDA_RESOLVE(fn, params, args, required)                       \

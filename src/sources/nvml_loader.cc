@@ -4,7 +4,8 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
-#include <link.h>
+
+#include "sources/dynamic_library.h"
 
 namespace gpuvet {
 
@@ -56,29 +57,15 @@ const ErrorInfo* FindError(int code) {
   return nullptr;
 }
 
-// The path the loader actually mapped for `handle` (follows the search path and symlinks are kept
-// as the loader saw them); `fallback` when the loader does not say.
-std::string LoadedPath(void* handle, const std::string& fallback) {
-  link_map* map = nullptr;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
-      map->l_name[0] != '\0') {
-    return map->l_name;
-  }
-  return fallback;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path_or_empty) {
   const std::string name = path_or_empty.empty() ? kDefaultLibrary : path_or_empty;
-  dlerror();  // clear any stale error
-  void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* err = dlerror();
-    return Unavailable(err != nullptr ? err : fmt::format("{}: cannot be loaded", name));
-  }
+  Result<OpenedLibrary> opened = OpenLibrary(name);
+  if (!opened.ok()) return opened.status();
+  void* handle = opened->handle;
   std::unique_ptr<NvmlLibrary> lib(new NvmlLibrary());
-  lib->path_ = LoadedPath(handle, name);
+  lib->path_ = opened->path;
 
   void* symbol = nullptr;
 #define GPUVET_NVML_RESOLVE(fn, params, args, required)                                           \
