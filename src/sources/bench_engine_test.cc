@@ -72,6 +72,10 @@ class BenchEngineTest : public ::testing::Test {
     tree_.Write("sys/devices/system/node/node0/cpulist", "0\n");
     tree_.Write("sys/devices/system/node/node1/cpulist", "1\n");
     options_.cuda_lib = GPUVET_FAKE_CUDA_LIB;
+    // The machine's real cuBLASLt and NCCL stay out of these tests (they would time real library
+    // set-up against the fake driver); OptionalLibrariesAreSkippedByNameOrFailCleanly lets them in.
+    setenv("GPUVET_CUBLASLT_LIB", "none", 1);
+    setenv("GPUVET_NCCL_LIB", "none", 1);
     options_.paths = HostPaths(tree_.root());
   }
 
@@ -429,6 +433,8 @@ TEST_F(BenchEngineTest, OptionalLibrariesAreSkippedByNameOrFailCleanly) {
   "scenario_version": 1, "_test": "libs",
   "devices": [{{"pci_bus_id": "0000:3b:00.0"}}, {{"pci_bus_id": "0000:86:00.0"}}]
 }})"));
+  unsetenv("GPUVET_CUBLASLT_LIB");
+  unsetenv("GPUVET_NCCL_LIB");
   const BenchRun run = Run(TinyPlan());
   ASSERT_EQ(run.state, BenchState::kOk) << run.detail;
   const bool have_cublaslt =
