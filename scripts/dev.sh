@@ -16,6 +16,8 @@ PACKAGES=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
   libsqlite3-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libcpp-httplib-dev
+  prometheus prometheus-node-exporter
 )
 
 install_packages() {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <condition_variable>
@@ -103,6 +104,12 @@ ExporterServer::ExporterServer(Collector& collector, ServerOptions options)
   s.set_keep_alive_timeout(options_.keep_alive_timeout_s);
   s.set_payload_max_length(0);  // no request carries a body
   s.set_tcp_nodelay(true);
+  // cpp-httplib's default also sets SO_REUSEPORT on Linux, which lets a second exporter bind the
+  // same port and silently take half the scrapes; SO_REUSEADDR alone allows quick restarts.
+  s.set_socket_options([](int sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
 
   // Read-only: anything but GET/HEAD is answered before routing (and before a body is read).
   s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {

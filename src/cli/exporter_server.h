@@ -20,7 +20,7 @@ class Collector;
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 9835;  // 0: any free port (Bind returns it)
-  int threads = 8;  // worker threads serving connections
+  int threads = 16;  // worker threads; each idle keep-alive or slow client holds one
   int queue = 64;   // accepted connections waiting for a worker; accept pauses beyond
   int read_timeout_ms = 5000;
   int write_timeout_ms = 5000;
