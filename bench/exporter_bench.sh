@@ -40,12 +40,12 @@ free_port() { echo $((20000 + RANDOM % 20000)); }  # node_exporter cannot report
 # connection; prints p50/p99/max latency, bytes, CPU ms per scrape and RSS after.
 scrape() {
   local name=$1 url=$2 gzip=$3 pid=$4 urls=() t0 t1
-  for _ in $(seq "$SCRAPES"); do urls+=("$url"); done
+  for _ in $(seq "$SCRAPES"); do urls+=(-o /dev/null "$url"); done  # -o applies to one URL
   local enc=()
   [ "$gzip" = gzip ] && enc=(-H 'Accept-Encoding: gzip')
   curl -s "${enc[@]}" -o /dev/null "$url"  # warm-up
   t0=$(cpu_ticks "$pid")
-  curl -s "${enc[@]}" -o /dev/null -w '%{time_total} %{size_download}\n' "${urls[@]}" > "$work/$name.lat"
+  curl -s "${enc[@]}" -w '%{time_total} %{size_download}\n' "${urls[@]}" > "$work/$name.lat"
   t1=$(cpu_ticks "$pid")
   sort -n "$work/$name.lat" | awk -v n="$SCRAPES" -v name="$name" -v cpu="$((t1 - t0))" \
     -v tick="$TICK" -v rss="$(rss_kib "$pid")" '

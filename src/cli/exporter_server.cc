@@ -7,6 +7,7 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -76,6 +77,16 @@ class BoundedPool : public httplib::TaskQueue {
   bool shutdown_ = false;
 };
 
+// True when an Accept-Encoding value lists gzip without refusing it ("gzip;q=0").
+bool AcceptsGzip(const std::string& accept) {
+  size_t at = accept.find("gzip");
+  if (at == std::string::npos) return false;
+  size_t end = accept.find(',', at);
+  std::string item = accept.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+  return item.find("q=0") == std::string::npos || item.find("q=0.") != std::string::npos;
+}
+
 bool IsKnownPath(const std::string& path) {
   return path == "/" || path == "/metrics" || path == "/healthz";
 }
@@ -125,8 +136,17 @@ ExporterServer::ExporterServer(Collector& collector, ServerOptions options)
     }
     return httplib::Server::HandlerResponse::Handled;
   });
-  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(collector_.RenderScrape(), kExpositionType);
+  s.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+    const bool gzip = AcceptsGzip(req.get_header_value("Accept-Encoding"));
+    auto body = std::make_shared<const std::string>(collector_.RenderScrape(gzip));
+    if (gzip) res.set_header("Content-Encoding", "gzip");
+    res.set_header("Vary", "Accept-Encoding");
+    // A sized content provider: cpp-httplib sends it as is, where set_content would gzip the
+    // whole text again on every scrape.
+    res.set_content_provider(body->size(), kExpositionType,
+                             [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                               return sink.write(body->data() + offset, length);
+                             });
   });
   s.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     ExporterHealth h = collector_.Health();

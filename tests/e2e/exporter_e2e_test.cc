@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -111,6 +112,16 @@ TEST(ExporterE2E, ServesTheGoldenExposition) {
   } else {
     EXPECT_EQ(got, ReadText(golden)) << "GPUVET_UPDATE_GOLDEN=1 rewrites " << golden;
   }
+  // The gzip answer (what Prometheus asks for) is the same text in one gzip member.
+  auto gz = client.Get("/metrics", {{"Accept-Encoding", "gzip"}});
+  ASSERT_TRUE(gz);
+  EXPECT_EQ(gz->get_header_value("Content-Encoding"), "gzip");
+  std::string unzipped = Scrub(gz->body);  // cpp-httplib's client inflated it
+  size_t at = unzipped.find("gpuvet_exporter_scrapes_total 2\n");
+  ASSERT_NE(at, std::string::npos) << unzipped;
+  unzipped.replace(at, std::strlen("gpuvet_exporter_scrapes_total 2"),
+                   "gpuvet_exporter_scrapes_total 1");
+  EXPECT_EQ(unzipped, got);
   EXPECT_EQ(exporter->Stop(), 0) << exporter->stderr_text();
   EXPECT_NE(exporter->stderr_text().find("gpuvet exporter: stopped"), std::string::npos);
 }
