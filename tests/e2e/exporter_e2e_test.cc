@@ -15,7 +15,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -398,6 +400,71 @@ TEST_F(SlurmHealthCheck, ResumesOnlyItsOwnDrainWhenChecksPass) {
 TEST_F(SlurmHealthCheck, NeverDrainsWhenGpuvetCannotRun) {
   EXPECT_EQ(Run("xid79-off-bus", "", " --no-such-flag"), "");
   EXPECT_NE(err_.find("could not run (exit 2)"), std::string::npos) << err_;
+}
+
+}  // namespace
+
+namespace {
+
+fs::path DeployDir() { return fs::path(GPUVET_SOURCE_DIR) / "deploy"; }
+
+// Every gpuvet_* name used by the dashboard and the alert rules is in the metric contract, so a
+// renamed metric cannot silently empty a panel or disarm an alert.
+TEST(DeployAssets, UseOnlyMetricsOfTheContract) {
+  std::string contract = ReadText(fs::path(GPUVET_SOURCE_DIR) / "docs" / "metrics.md");
+  ASSERT_FALSE(contract.empty());
+  const std::regex name(R"(gpuvet_[a-z_]+)");
+  for (const fs::path& file : {DeployDir() / "grafana" / "gpuvet-dashboard.json",
+                               DeployDir() / "prometheus" / "gpuvet-alerts.yml"}) {
+    std::string text = ReadText(file);
+    ASSERT_FALSE(text.empty()) << file;
+    int used = 0;
+    for (std::sregex_iterator it(text.begin(), text.end(), name), end; it != end; ++it) {
+      ++used;
+      const std::string n = it->str();
+      EXPECT_TRUE(contract.find("`" + n + "`") != std::string::npos ||
+                  contract.find("`" + n + "{") != std::string::npos)
+          << it->str() << " in " << file << " is not in docs/metrics.md";
+    }
+    EXPECT_GT(used, 5) << file;
+  }
+}
+
+TEST(DeployAssets, DashboardIsValidJsonWithQueriesOnEveryPanel) {
+  nlohmann::json dash =
+      nlohmann::json::parse(ReadText(DeployDir() / "grafana" / "gpuvet-dashboard.json"));
+  ASSERT_TRUE(dash.contains("panels"));
+  std::set<int> ids;
+  for (const auto& panel : dash["panels"]) {
+    EXPECT_TRUE(ids.insert(panel["id"].get<int>()).second) << "duplicate panel id";
+    ASSERT_TRUE(panel.contains("targets")) << panel["title"];
+    for (const auto& target : panel["targets"]) {
+      EXPECT_NE(target["expr"].get<std::string>().find("gpuvet_"), std::string::npos);
+    }
+  }
+}
+
+TEST(DeployAssets, ShellAndSystemdFilesPassTheirCheckers) {
+  fs::path script = DeployDir() / "slurm" / "gpuvet-healthcheck.sh";
+  RunResult r = RunBinary({"/bin/sh", "-n", script.string()}, {});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (fs::exists("/usr/bin/shellcheck")) {
+    r = RunBinary({"/usr/bin/shellcheck", "-s", "sh", script.string()}, {});
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+  }
+  if (!fs::exists("/usr/bin/systemd-analyze")) {
+    GTEST_SKIP() << "systemd-analyze not installed: unit files not verified";
+  }
+  fs::path dir = TempDir() / "units";
+  fs::create_directories(dir);
+  for (const char* unit : {"gpuvet-exporter.service", "gpuvet-check.service"}) {
+    // The binary is not installed here: point ExecStart at a program that exists.
+    std::string text = ReadText(DeployDir() / "systemd" / unit);
+    text = std::regex_replace(text, std::regex("/usr/local/bin/gpuvet"), "/bin/true");
+    std::ofstream(dir / unit) << text;
+    r = RunBinary({"/usr/bin/systemd-analyze", "verify", (dir / unit).string()}, {});
+    EXPECT_EQ(r.out + r.err, "") << unit;
+  }
 }
 
 }  // namespace
