@@ -215,6 +215,14 @@ TEST(ExporterE2E, RejectsBadFlagsAndBusyPorts) {
       << r.err;
 }
 
+TEST(ExporterE2E, StopsOnSigtermRightAfterItPrintsTheAddress) {
+  for (int i = 0; i < 3; ++i) {
+    auto exporter = StartExporter("healthy-8gpu");
+    ASSERT_GT(exporter->port(), 0) << exporter->stderr_text();
+    EXPECT_EQ(exporter->Stop(5), 0) << exporter->stderr_text();
+  }
+}
+
 // Opens a TCP connection to the exporter and returns the socket (sends nothing).
 int Connect(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
