@@ -80,6 +80,21 @@ bool IsHang(const GpuInventory& inv) {
   return inv.state == GpuSourceState::kHung || !HungCall(inv).empty();
 }
 
+// What to serve after a failed NVML read: when devices were enumerated, the GPUs read completely
+// before a hang stay fresh and only the abandoned ones fall back to their last good values; when
+// NVML failed as a whole, the last good inventory.
+GpuInventory MergeWithLastGood(const GpuInventory& attempt, const GpuInventory& last_good) {
+  if (attempt.state != GpuSourceState::kOk) return last_good;
+  GpuInventory merged = attempt;
+  for (GpuState& g : merged.gpus) {
+    if (!g.abandoned) continue;
+    for (const GpuState& old : last_good.gpus) {
+      if (old.index == g.index) g = old;
+    }
+  }
+  return merged;
+}
+
 }  // namespace
 
 // A lost GPU answers nothing, not even its PCI address, yet its Xid 79 names the address. When
@@ -156,7 +171,7 @@ void Collector::CollectOnce() {
     }
   }
   const bool serving_old = !nvml_ok && last_good_.has_value();
-  const GpuInventory& values = serving_old ? *last_good_ : inv;
+  const GpuInventory values = serving_old ? MergeWithLastGood(inv, *last_good_) : inv;
 
   // Host sources and the kernel log.
   HostOptions host_options;

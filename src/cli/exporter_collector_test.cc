@@ -21,14 +21,24 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-// One GPU answering everything the renderer reads; `extra` is spliced into the GPU object.
-std::string Scenario(double power_w, const std::string& extra = "") {
+// One GPU object answering everything the renderer reads; `extra` is spliced into it.
+std::string Gpu(int index, double power_w, const std::string& extra) {
+  const std::string i = std::to_string(index);
+  return "{" + extra + R"("name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-)" + i +
+         R"(", "pci_bus_id": "0000:3)" + i + R"(:00.0", "minor_number": )" + i +
+         R"(, "power_w": )" + std::to_string(power_w) +
+         R"(, "power_limit_w": 700.0, "temperature_c": 61, "energy_j": 1000.5, "pcie_gen": 5,
+         "pcie_gen_max": 5, "pcie_width": 16, "pcie_width_max": 16})";
+}
+
+// GPU 0 at `power_w` with `extra`; with `gpu1_extra`, a second GPU drawing power_w + 1.
+std::string Scenario(double power_w, const std::string& extra = "",
+                     const std::string* gpu1_extra = nullptr) {
+  std::string gpus = Gpu(0, power_w, extra);
+  if (gpu1_extra != nullptr) gpus += ", " + Gpu(1, power_w + 1, *gpu1_extra);
   return R"({"driver_version": "550.90.07", "nvml_version": "12.550.90.07",
-    "cuda_driver_version": 12040, "gpus": [{)" +
-         extra + R"("name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-0",
-    "pci_bus_id": "0000:3b:00.0", "minor_number": 0, "power_w": )" +
-         std::to_string(power_w) + R"(, "power_limit_w": 700.0, "temperature_c": 61,
-    "energy_j": 1000.5, "pcie_gen": 5, "pcie_gen_max": 5, "pcie_width": 16, "pcie_width_max": 16}]})";
+    "cuda_driver_version": 12040, "gpus": [)" +
+         gpus + "]}";
 }
 
 class CollectorTest : public ::testing::Test {
@@ -75,7 +85,7 @@ constexpr char kPower[] = R"(gpuvet_gpu_power_watts{gpu="0",uuid="GPU-0"})";
 
 std::string XidLine(const std::string& time) {
   return "[" + time +
-         "] NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, name=python, Graphics "
+         "] NVRM: Xid (PCI:0000:30:00): 13, pid=4242, name=python, Graphics "
          "Exception\n";
 }
 
@@ -104,19 +114,26 @@ TEST_F(CollectorTest, NoXidSeriesBeforeTheFirstOccurrence) {
   EXPECT_EQ(Value(text, R"(gpuvet_exporter_collection_errors_total{source="nvml"})"), 0);
 }
 
+constexpr char kPower1[] = R"(gpuvet_gpu_power_watts{gpu="1",uuid="GPU-1"})";
+
 TEST_F(CollectorTest, ServesLastGoodValuesAndMarksThemStaleWhenNvmlHangs) {
+  const std::string healthy;
+  UseScenario(Scenario(100, "", &healthy));
   Collector c(Options(milliseconds(200), milliseconds(100)));
   c.CollectOnce();
   EXPECT_TRUE(c.Health().healthy) << c.Health().reason;
+  EXPECT_EQ(Value(c.RenderScrape(), kPower1), 101);
 
-  // The temperature call hangs (well past the 100 ms deadline); the power value changed.
-  UseScenario(Scenario(250, R"("delays_ms": {"nvmlDeviceGetTemperature": 5000},)"));
+  // GPU 1's temperature call hangs (well past the 100 ms deadline); every power value changed.
+  const std::string hang = R"("delays_ms": {"nvmlDeviceGetTemperature": 5000},)";
+  UseScenario(Scenario(250, "", &hang));
   Clock::time_point start = Clock::now();
   c.CollectOnce();
   EXPECT_LT(Clock::now() - start, milliseconds(1000));  // bounded by the call deadline
   std::string text = c.RenderScrape();
   EXPECT_EQ(Value(text, "gpuvet_exporter_stale"), 1);
-  EXPECT_EQ(Value(text, kPower), 100) << "the last good value, not the hung read's";
+  EXPECT_EQ(Value(text, kPower), 250) << "GPU 0 was read completely before the hang";
+  EXPECT_EQ(Value(text, kPower1), 101) << "the last good value, not the hung read's";
   EXPECT_EQ(Value(text, R"(gpuvet_exporter_collection_errors_total{source="nvml"})"), 1);
   EXPECT_NE(text.find(R"(gpuvet_check_status{check="gpu.query_failed")"), std::string::npos);
   ExporterHealth h = c.Health();
@@ -124,12 +141,12 @@ TEST_F(CollectorTest, ServesLastGoodValuesAndMarksThemStaleWhenNvmlHangs) {
   EXPECT_NE(h.reason.find("nvmlDeviceGetTemperature"), std::string::npos) << h.reason;
 
   // NVML answers again: after the back-off the next collection is fresh.
-  UseScenario(Scenario(300));
+  UseScenario(Scenario(300, "", &healthy));
   std::this_thread::sleep_for(milliseconds(250));
   c.CollectOnce();
   text = c.RenderScrape();
   EXPECT_EQ(Value(text, "gpuvet_exporter_stale"), 0);
-  EXPECT_EQ(Value(text, kPower), 300);
+  EXPECT_EQ(Value(text, kPower1), 301);
   EXPECT_TRUE(c.Health().healthy) << c.Health().reason;
 }
 
