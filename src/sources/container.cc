@@ -56,7 +56,9 @@ std::string_view RuntimeFromCgroupPath(std::string_view path) {
   if (has("kubepods")) return "kubernetes";
   if (has("libpod")) return "podman";
   if (has("crio-") || has("/crio/")) return "cri-o";
-  if (has("/docker/") || has("docker-") || has("/docker.")) return "docker";
+  // cgroupfs driver "/docker/ID", systemd driver "docker-ID.scope" (not docker.service: the
+  // daemon).
+  if (has("/docker/") || has("docker-")) return "docker";
   if (has("containerd")) return "containerd";
   if (has("/lxc/") || has("lxc.payload")) return "lxc";
   return "";

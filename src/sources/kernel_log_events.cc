@@ -20,8 +20,9 @@ using kernel_log_internal::Digits;
 // The kill line follows its "oom-kill:" header within a few records (the kernel prints the task
 // dump between them only with vm.oom_dump_tasks, which is usually off in that position).
 constexpr size_t kOomWindow = 64;
-// "PCIe Bus Error" detail lines follow their "error received" header directly.
-constexpr size_t kAerWindow = 4;
+// The "PCIe Bus Error" detail line follows its "error received" header directly (the kernel
+// prints it right after; the status-register lines come after it).
+constexpr size_t kAerWindow = 2;
 // Distinct extras (PIDs, error types) kept per deduplicated event.
 constexpr size_t kMaxExtras = 8;
 
@@ -118,6 +119,7 @@ std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogReco
     if (m->signal == KernelSignal::kPcieAer && m->continuation && aer && aer->detail == m->detail &&
         i - aer->record <= kAerWindow) {
       if (out[aer->event].extra.empty()) out[aer->event].extra = m->extra;
+      aer.reset();  // one detail line per header: a later one is a report of its own
       continue;
     }
     KernelSignalEvent ev;
