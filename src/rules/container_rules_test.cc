@@ -213,5 +213,26 @@ TEST(ContainerRulesTest, NvmlUnknownErrorInsideAContainer) {
   EXPECT_EQ(OnlyFinding(good.Run(), "container.nvml_unknown_error").severity, Severity::kOk);
 }
 
+TEST(ContainerRulesTest, DriverVisibleCountKnowsAContainerGetsASubset) {
+  // /sys shows all 3 GPUs of the node; NVML in the container lists the one it was given.
+  Fixture fx;
+  fx.gpus.origin = "nvml (libnvidia-ml.so.1)";
+  fx.gpus.gpus.resize(1);
+  fx.gpus.device_count = Reading<int>::Of(1);
+  std::vector<GpuPciTopology> pci(3);
+  pci[0].gpu = test::NvidiaFunction("0000:18:00.0");
+  pci[1].gpu = test::NvidiaFunction("0000:2a:00.0");
+  pci[2].gpu = test::NvidiaFunction("0000:3a:00.0");
+  for (auto& t : pci) t.gpu.driver = "nvidia";
+  fx.host.pci_gpus = Reading<std::vector<GpuPciTopology>>::Of(pci);
+  EXPECT_EQ(
+      OnlyFinding(test::RunCheck(CheckDriver, fx.host, fx.gpus), "driver.gpus_visible").severity,
+      Severity::kFail);  // on a host that is a missing GPU
+  fx.InDocker();
+  Finding f = OnlyFinding(test::RunCheck(CheckDriver, fx.host, fx.gpus), "driver.gpus_visible");
+  EXPECT_EQ(f.severity, Severity::kOk);
+  EXPECT_EQ(f.summary, "1 GPU(s) enumerated: the docker container was given 1 of the node's 3");
+}
+
 }  // namespace
 }  // namespace gpuvet
