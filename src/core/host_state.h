@@ -136,6 +136,7 @@ struct KernelSignalEvent {
   // "uncorrected_fatal"; comm_lib_segfault: the crashing comm; "" otherwise.
   std::string detail;
   std::string extra;        // "pid 4242", an AER error type ("Physical Layer"), or ""
+  double value = -1;        // hung task: the seconds it was blocked for; -1 otherwise
   std::string time;         // as printed
   double monotonic_s = -1;  // seconds since boot when the log format carries it, else -1
   double epoch_s = -1;      // Unix time when the line has an ISO time with a zone, else -1
@@ -151,7 +152,8 @@ struct KernelEvent {
   int count = 0;
   std::string first_time, last_time;
   std::string sample;               // the first message text
-  std::vector<std::string> extras;  // e.g. the PIDs an OOM kill ended, hung seconds (few)
+  std::vector<std::string> extras;  // e.g. the PIDs an OOM kill ended, AER error types (few)
+  double max_value = -1;            // the largest KernelSignalEvent::value (hung seconds)
 };
 
 // One NFS outage: "not responding" up to the matching "OK" of the same server.

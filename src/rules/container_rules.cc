@@ -247,7 +247,8 @@ void CheckDeviceCgroup(const CheckInput& in, std::vector<Finding>& out) {
   for (const DeviceCgroupAccess& a : d.nodes) probed += a.probe_errno >= 0;
   std::string how = d.version == 1 && d.v1_rules.has() ? "devices.list allows them"
                     : probed > 0 ? fmt::format("{} opened without EPERM", probed)
-                                 : "no denial visible (not probed: not real device nodes)";
+                                 : "no denial visible (not probed: outside a container, another "
+                                   "process, or not real device nodes)";
   out.push_back(MakeFinding("container.device_cgroup", "host", Severity::kOk,
                             fmt::format("{} GPU device node(s), {}", d.nodes.size(), how), ev));
 }

@@ -173,12 +173,13 @@ Finding EventFinding(const CheckInput& in, const KernelEvent& ev) {
   };
   switch (ev.signal) {
     case KernelSignal::kHungTask: {
-      std::string secs = BlockedSeconds(ev.sample);
+      std::string secs =
+          ev.max_value >= 0 ? FormatNumber(ev.max_value, 0) : BlockedSeconds(ev.sample);
       return MakeFinding(
           "kernel.hung_task", "host", Severity::kWarn,
           fmt::format("task {} blocked{} ×{}{}", ev.key,
                       secs.empty() ? "" : " for more than " + secs + " s", ev.count, LastAt(ev)),
-          with({{"task", ev.key, ""}, {"blocked_s", secs, ""}}));
+          with({{"task", ev.key, ""}, {"longest_blocked_s", secs, ""}}));
     }
     case KernelSignal::kIoError: {
       Severity sev = ev.detail == "nvme_timeout" ? Severity::kWarn : Severity::kFail;

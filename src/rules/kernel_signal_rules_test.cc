@@ -88,6 +88,7 @@ TEST(KernelSignalRulesTest, SeveritiesPerSignal) {
   KernelEvent hung = Event(KernelSignal::kHungTask, "python3", "", 3,
                            "INFO: task python3:4001 blocked for more than 122 seconds.");
   hung.extras = {"pid 4001", "pid 4002"};
+  hung.max_value = 245;
   fx.host.kernel_log.events = {
       hung,
       Event(KernelSignal::kIoError, "sdb", "block", 12),
@@ -99,7 +100,8 @@ TEST(KernelSignalRulesTest, SeveritiesPerSignal) {
   std::vector<Finding> out = fx.Run();
   Finding h = OnlyFinding(out, "kernel.hung_task");
   EXPECT_EQ(h.severity, Severity::kWarn);
-  EXPECT_EQ(h.summary, "task python3 blocked for more than 122 s ×3, last 2026-01-01T12:00:00");
+  EXPECT_EQ(h.summary, "task python3 blocked for more than 245 s ×3, last 2026-01-01T12:00:00");
+  EXPECT_EQ(EvidenceValue(h, "longest_blocked_s"), "245");
   EXPECT_EQ(EvidenceValue(h, "seen"), "pid 4001, pid 4002");
   Finding sdb = OnlyFinding(out, "kernel.io_error", "/dev/sdb");
   EXPECT_EQ(sdb.severity, Severity::kFail);  // failed reads/writes: data at risk

@@ -176,7 +176,7 @@ DeviceCgroupState ReadDeviceCgroup(const HostPaths& paths, int pid,
     if (node.is_char_device && ::stat(real.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) {
       a.major = static_cast<int>(major(st.st_rdev));
       a.minor = static_cast<int>(minor(st.st_rdev));
-      a.probe_errno = probe(real);
+      if (probe != nullptr) a.probe_errno = probe(real);
     } else {
       std::tie(a.major, a.minor) = NvidiaDeviceNumber(name, majors);
     }

@@ -47,7 +47,9 @@ int OpenProbe(const std::string& path);
 // Reads the policy of `pid`'s cgroup (0 = gpuvet itself) over the existing nodes in `nodes`:
 // v1 devices.list through `paths` (the process's devices cgroup, or the mount root when its
 // directory is not visible), or on v2 the note saying what cannot be seen. Each existing real
-// character device is probed with `probe`; fixture files are not probed.
+// character device is probed with `probe` unless it is null (the caller passes null where a probe
+// would not answer the question: another process's access, or outside a container, where opening
+// every GPU again only costs time); fixture files are never probed.
 DeviceCgroupState ReadDeviceCgroup(const HostPaths& paths, int pid,
                                    const std::vector<DeviceNode>& nodes,
                                    DeviceProbe probe = OpenProbe);

@@ -41,7 +41,10 @@ HostState ReadHostState(const HostPaths& paths, const HostOptions& options) {
   host.kernel_log = ReadKernelLog(paths, options.kernel_log_file);
   host.container.env = ReadGpuEnvironment(paths, options.pid, options.env_file);
   DetectContainer(paths, options.pid, host.container.env, &host.container);
-  host.container.device_cgroup = ReadDeviceCgroup(paths, options.pid, host.device_nodes);
+  // The open() probe answers for gpuvet itself, and matters where device cgroups bite: inside a
+  // container (the daemon-reload failure). Elsewhere it would only reopen every GPU.
+  DeviceProbe probe = options.pid == 0 && host.container.in_container ? OpenProbe : nullptr;
+  host.container.device_cgroup = ReadDeviceCgroup(paths, options.pid, host.device_nodes, probe);
   return host;
 }
 

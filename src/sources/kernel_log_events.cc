@@ -127,6 +127,7 @@ std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogReco
     ev.key = std::move(m->key);
     ev.detail = std::move(m->detail);
     ev.extra = std::move(m->extra);
+    ev.value = m->value;
     ev.time = rec.time;
     ev.monotonic_s = rec.monotonic_s;
     ev.epoch_s = IsoTimeToEpoch(rec.time);
@@ -156,6 +157,7 @@ std::vector<KernelEvent> ExtractKernelEvents(const std::vector<KernelLogRecord>&
     }
     ++g.count;
     g.last_time = ev.time;
+    g.max_value = std::max(g.max_value, ev.value);
     if (!ev.extra.empty() && g.extras.size() < kMaxExtras &&
         std::find(g.extras.begin(), g.extras.end(), ev.extra) == g.extras.end()) {
       g.extras.push_back(ev.extra);

@@ -3,6 +3,7 @@
 // similar line ("Shutdown timeout set to", "errors=remount-ro" in mount options) is not a signal.
 #include "sources/kernel_log_signals.h"
 
+#include <algorithm>
 #include <array>
 
 #include "sources/kernel_log_scan.h"
@@ -80,6 +81,7 @@ Match MatchHungTask(std::string_view text) {
   KernelSignalMatch m = Make(KernelSignal::kHungTask, std::string(who.substr(0, colon)), "",
                              "pid " + std::to_string(*pid));
   m.pid = static_cast<int>(*pid);
+  m.value = static_cast<double>(ParseInt(secs.substr(0, std::min<size_t>(n, 9))).value_or(-1));
   return m;
 }
 

@@ -27,7 +27,8 @@ struct KernelSignalMatch {
   // "oom-kill:" header, an AER "PCIe Bus Error" after its "error received" line. nfs "OK" lines
   // come back as kNfsNotResponding with detail "ok" (the end of an outage, not an event).
   bool continuation = false;
-  int pid = 0;  // OOM and hung-task lines: the process, to pair a header with its follow-up
+  int pid = 0;        // OOM and hung-task lines: the process, to pair a header with its follow-up
+  double value = -1;  // hung task: seconds blocked
 };
 
 // Classifies one kernel message (KernelLogRecord::text). Pure and stateless; never throws. Lines

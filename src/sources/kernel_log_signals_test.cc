@@ -47,6 +47,7 @@ TEST(KernelSignalClassifyTest, HungTask) {
   EXPECT_EQ(m.key, "python3");
   EXPECT_EQ(m.pid, 48211);
   EXPECT_EQ(m.extra, "pid 48211");
+  EXPECT_EQ(m.value, 122);
   // A comm with ':' in it (kernel worker names).
   EXPECT_EQ(Classify("INFO: task kworker/u16:3:1187 blocked for more than 245 seconds.").key,
             "kworker/u16:3");
@@ -213,6 +214,7 @@ TEST(KernelSignalEventsTest, DeduplicatesWithCountAndTimes) {
   EXPECT_EQ(py.first_time, "[100.000000]");
   EXPECT_EQ(py.last_time, "[222.500000]");
   EXPECT_EQ(py.extras, (std::vector<std::string>{"pid 4001", "pid 4002"}));
+  EXPECT_EQ(py.max_value, 245);  // the longest block, not the first
   EXPECT_EQ(events[1].key, "rsync");
   EXPECT_EQ(events[2].signal, KernelSignal::kIoError);
   EXPECT_EQ(events[2].count, 1);
