@@ -79,11 +79,11 @@ constexpr CatalogueEntry kCatalogue[] = {
      "clocks (`nvidia-smi -rgc`) unless the lower clock is deliberate."},
     {"container.device_cgroup", "container", "GPU device nodes allowed by the device cgroup",
      "A /dev/nvidia* node exists but the device cgroup of this process does not let it be "
-     "opened (cgroup v1 devices.list has no rule for it, or open() fails with EPERM, which only "
-     "the device cgroup returns). CUDA and NVML fail with 'Unknown Error' or find no GPU although "
-     "the nodes are there. The usual cause is a `systemctl daemon-reload` on the host: systemd "
-     "rewrites the container's cgroup from its own unit and drops the GPU rules the NVIDIA "
-     "runtime added.",
+     "opened (cgroup v1 devices.list has no rule for it, or open() fails with EPERM, the device "
+     "cgroup's refusal; wrong file modes give EACCES instead). CUDA and NVML fail with 'Unknown "
+     "Error' or find no GPU although the nodes are there. The usual cause is a `systemctl "
+     "daemon-reload` on the host: systemd re-applies the container's cgroup from its own unit and "
+     "drops the GPU rules the NVIDIA runtime added (runc needs /dev/char links to re-add them).",
      "Fix it on the node, not in the application: recreate the container or pod to get the "
      "devices back now; for good, let the NVIDIA Container Toolkit create the /dev/char symlinks "
      "(`nvidia-ctk system create-dev-char-symlinks --create-all`, or the udev rule it installs), "

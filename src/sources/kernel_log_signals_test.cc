@@ -196,6 +196,41 @@ TEST(KernelSignalClassifyTest, GarbageNeverMatchesOrCrashes) {
   ExpectNone("AER: error received");
 }
 
+TEST(KernelSignalClassifyTest, EveryPrefixAndByteFlipIsSafe) {
+  // Truncated lines (a log cut mid-record) and corrupted bytes must never read out of bounds.
+  const std::string lines[] = {
+      "nfs: server fs01 not responding, still trying",
+      "INFO: task kworker/u16:3:1187 blocked for more than 245 seconds.",
+      "blk_update_request: I/O error, dev sdb, sector 2048 op 0x1:(WRITE) flags 0x800",
+      "EXT4-fs (sdb1): Remounting filesystem read-only",
+      "XFS (md0): metadata I/O error in \"xfs_imap_to_bp\" at daddr 0x1f40 len 32 error 5",
+      "nvme nvme2: I/O 123 QID 4 timeout, aborting",
+      "nvme0n1: I/O Cmd(0x2) @ LBA 5000, 8 blocks, I/O Error (sct 0x2 / sc 0x81) DNR",
+      "oom-kill:constraint=CONSTRAINT_MEMCG,task=python3,pid=48211,uid=1000",
+      "Out of memory: Killed process 48211 (python3) total-vm:1kB",
+      "python3[48211]: segfault at 8 ip 0 sp 0 error 4 in libnccl.so.2.18.3[7f00+1000]",
+      "nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context",
+      "pcieport 0000:17:01.0: AER: Multiple Uncorrected (Fatal) error message received from "
+      "0000:18:00.0",
+      "nvidia 0000:18:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Rec",
+  };
+  int matched = 0;
+  for (const std::string& line : lines) {
+    for (size_t cut = 0; cut <= line.size(); ++cut) {
+      matched += ClassifyKernelMessage(std::string_view(line).substr(0, cut)).has_value();
+    }
+    for (size_t i = 0; i < line.size(); ++i) {
+      for (char c : {'\0', ':', ' ', '(', ')', '[', ',', '\xff'}) {
+        std::string bad = line;
+        bad[i] = c;
+        matched += ClassifyKernelMessage(bad).has_value();
+      }
+    }
+    EXPECT_TRUE(ClassifyKernelMessage(line).has_value()) << line;
+  }
+  EXPECT_GT(matched, 0);
+}
+
 std::vector<KernelLogRecord> Log(std::string_view text) { return ParseKernelLog(text); }
 
 TEST(KernelSignalEventsTest, DeduplicatesWithCountAndTimes) {
