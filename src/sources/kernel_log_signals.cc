@@ -88,12 +88,10 @@ Match MatchHungTask(std::string_view text) {
 // Block, buffer-cache, ext4, XFS and NVMe errors; key = the device.
 Match MatchIoError(std::string_view text) {
   // "blk_update_request: I/O error, dev sda, sector 2048 op 0x1:(WRITE) …", "critical medium
-  // error, dev sdb, …", "print_req_error: I/O error, dev nvme0n1, sector …".
+  // error, dev sdb, …", "print_req_error: I/O error, dev nvme0n1, sector …", and newer kernels'
+  // bare "I/O error, dev sdb, sector …".
   if (size_t at = text.find(" error, dev "); at != std::string_view::npos) {
     return Make(KernelSignal::kIoError, TokenUntil(text.substr(at + 12), ", "), "block");
-  }
-  if (StartsWith(text, "I/O error, dev ")) {
-    return Make(KernelSignal::kIoError, TokenUntil(text.substr(15), ", "), "block");
   }
   // "Buffer I/O error on dev sda1, logical block 0, async page read"
   if (size_t at = text.find("Buffer I/O error on dev "); at != std::string_view::npos) {
@@ -282,17 +280,14 @@ std::string ReporterAddress(std::string_view text, size_t aer_at) {
 // ID)" (older kernels without "AER:").
 Match MatchAer(std::string_view text) {
   auto severity_of = [](std::string_view s) -> std::string {
-    if (Contains(s, "Uncorrected (Fatal)") || Contains(s, "severity=Uncorrected (Fatal)") ||
-        Contains(s, "Uncorrectable (Fatal)")) {
-      return "uncorrected_fatal";
-    }
+    if (Contains(s, "Uncorrected (Fatal)")) return "uncorrected_fatal";
     if (Contains(s, "Non-Fatal")) return "uncorrected_nonfatal";
     if (Contains(s, "Corrected")) return "corrected";
     return "";
   };
-  if (size_t at = text.find("error received");
-      at != std::string_view::npos ||
-      (at = text.find("error message received")) != std::string_view::npos) {
+  size_t at = text.find("error received");
+  if (at == std::string_view::npos) at = text.find("error message received");
+  if (at != std::string_view::npos) {
     size_t aer = text.find("AER:");
     if (aer == std::string_view::npos || aer > at) return std::nullopt;
     std::string sev = severity_of(text.substr(aer, at - aer));
@@ -307,7 +302,8 @@ Match MatchAer(std::string_view text) {
     if (address.empty()) address = ReporterAddress(text, aer);  // "received: id=0018"
     return Make(KernelSignal::kPcieAer, address, sev);
   }
-  if (size_t at = text.find("PCIe Bus Error: severity="); at != std::string_view::npos) {
+  at = text.find("PCIe Bus Error: severity=");
+  if (at != std::string_view::npos) {
     std::string_view after = text.substr(at + 25);
     std::string sev = severity_of("severity=" + std::string(after.substr(0, after.find(','))));
     if (sev.empty()) return std::nullopt;
