@@ -207,21 +207,20 @@ std::string Numbers(const DeviceCgroupAccess& a) {
 void CheckDeviceCgroup(const CheckInput& in, std::vector<Finding>& out) {
   const DeviceCgroupState& d = in.host.container.device_cgroup;
   if (d.nodes.empty()) return;  // no /dev/nvidia* node: device.nodes reports that
-  std::vector<std::string> denied;
+  std::vector<std::string> denied, by_rules, by_probe;
   std::vector<Evidence> ev = {{"cgroup_version", d.version ? std::to_string(d.version) : "?", ""}};
   if (!d.path.empty()) ev.push_back({"cgroup", d.path, ""});
   if (!d.note.empty()) ev.push_back({"note", d.note, ""});
   for (const DeviceCgroupAccess& a : d.nodes) {
-    std::string why;
-    if (a.v1_verdict == "denied") why = "no devices.list rule allows rw";
-    if (a.probe_errno == EPERM) {
-      why += std::string(why.empty() ? "" : "; ") + "open() fails with EPERM";
-    }
-    if (!why.empty()) {
-      denied.push_back(a.path);
-      ev.push_back({a.path, fmt::format("{} denied: {}", Numbers(a), why), "allowed"});
-    }
+    std::string node = fmt::format("{} ({})", a.path, Numbers(a));
+    if (a.v1_verdict == "denied") by_rules.push_back(node);
+    if (a.probe_errno == EPERM) by_probe.push_back(node);
+    if (a.v1_verdict == "denied" || a.probe_errno == EPERM) denied.push_back(a.path);
   }
+  if (!by_rules.empty()) {
+    ev.push_back({"no_devices_list_rule", Join(by_rules, ", "), "a c MAJOR:MINOR rw rule"});
+  }
+  if (!by_probe.empty()) ev.push_back({"open_eperm", Join(by_probe, ", "), "opens"});
   if (d.v1_rules.has()) {
     std::vector<std::string> rules = *d.v1_rules;
     if (rules.size() > 6) rules.resize(6);
