@@ -118,6 +118,9 @@ int RunCheck(const CheckFlags& in_flags) {
                         "--textfile " + flags.textfile + ": directory " + dir + " does not exist");
     }
   }
+  if (!flags.env_file.empty() && !PathExists(flags.env_file)) {
+    return UsageError("check", "--env-file " + flags.env_file + ": no such file");
+  }
   HostPaths paths(flags.root);
   if (flags.pid != 0 && !PathExists(paths.Proc(std::to_string(flags.pid)))) {
     return UsageError("check", fmt::format("--pid {}: no such process", flags.pid));
@@ -144,6 +147,7 @@ int RunCheck(const CheckFlags& in_flags) {
     HostOptions host;
     host.pid = flags.pid;
     host.kernel_log_file = flags.kernel_log;
+    host.env_file = flags.env_file;
     for (const GpuState& g : report.gpus.gpus) {
       if (g.minor_number.has()) host.gpu_minors.push_back(*g.minor_number);
     }
@@ -189,6 +193,9 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--kernel-log", flags->kernel_log,
                   "Read the kernel log from this saved dmesg/journalctl/kmsg file instead of "
                   "/dev/kmsg");
+  cmd->add_option("--env-file", flags->env_file,
+                  "Check GPU visibility variables from this file (KEY=VALUE lines or a copy of "
+                  "/proc/PID/environ) instead of the process's environment");
   cmd->add_option("--nvml-lib", flags->nvml_lib, "Path of libnvidia-ml.so.1 to load")
       ->envname("GPUVET_NVML_LIB");
   cmd->add_option("--nvml-timeout-ms", flags->nvml_timeout_ms,

@@ -13,6 +13,7 @@ namespace gpuvet {
 struct CheckFlags {
   std::string root;             // --root: host filesystem root ("" = live system)
   std::string kernel_log;       // --kernel-log FILE
+  std::string env_file;         // --env-file FILE (environment to check GPU visibility in)
   std::string nvml_lib;         // --nvml-lib PATH (or GPUVET_NVML_LIB)
   int nvml_timeout_ms = 2000;   // --nvml-timeout-ms
   std::string policy;           // --policy FILE

@@ -70,30 +70,73 @@ constexpr CatalogueEntry kCatalogue[] = {
     {"cgroup.memory_limit", "cgroup", "cgroup memory limit",
      "The cgroup memory limit is small relative to the host; pinned host buffers and data-loader "
      "workers count against it and the OOM killer ends the job without a GPU error.",
-     "Raise the memory limit of the job or container, or reduce loader workers and prefetch depth."},
+     "Raise the memory limit of the job or container, or reduce loader workers and prefetch "
+     "depth."},
     {"clocks.sm_below_max", "clocks", "SM clock while busy",
      "The GPU is busy but its SM clock is well below the maximum and no throttle reason explains "
      "it: application clocks or a locked clock may be set lower than the part allows.",
      "Inspect `nvidia-smi -q -d CLOCK`; reset application clocks (`nvidia-smi -rac`) or unlock "
      "clocks (`nvidia-smi -rgc`) unless the lower clock is deliberate."},
+    {"container.device_cgroup", "container", "GPU device nodes allowed by the device cgroup",
+     "A /dev/nvidia* node exists but the device cgroup of this process does not let it be "
+     "opened (cgroup v1 devices.list has no rule for it, or open() fails with EPERM, the device "
+     "cgroup's refusal; wrong file modes give EACCES instead). CUDA and NVML fail with 'Unknown "
+     "Error' or find no GPU although the nodes are there. The usual cause is a `systemctl "
+     "daemon-reload` on the host: systemd re-applies the container's cgroup from its own unit and "
+     "drops the GPU rules the NVIDIA runtime added (runc needs /dev/char links to re-add them).",
+     "Fix it on the node, not in the application: recreate the container or pod to get the "
+     "devices back now; for good, let the NVIDIA Container Toolkit create the /dev/char symlinks "
+     "(`nvidia-ctk system create-dev-char-symlinks --create-all`, or the udev rule it installs), "
+     "or switch Docker to the cgroupfs driver (`exec-opts: native.cgroupdriver=cgroupfs`), or "
+     "run with a toolkit and runtime version that pass the devices with CDI (`nvidia-ctk cdi "
+     "generate`)."},
+    {"container.nvml_unknown_error", "container", "NVML starts inside the container",
+     "NVML fails to initialise with 'Unknown Error' (NVML_ERROR_UNKNOWN, 999) inside a "
+     "container: the known failure where the container loses access to its GPUs after the host "
+     "runs `systemctl daemon-reload` (systemd cgroup driver), or its device nodes were never "
+     "allowed. Nothing in the application or the image causes or fixes this.",
+     "Recreate the container (restart the pod) to restore the GPUs now. On the node, fix the "
+     "cause: configure the NVIDIA Container Toolkit so device access survives reloads (`nvidia-ctk "
+     "system create-dev-char-symlinks --create-all`; CDI mode with `nvidia-ctk cdi generate`), or "
+     "use the cgroupfs cgroup driver for Docker/containerd; avoid daemon-reloads on busy GPU "
+     "nodes until then."},
+    {"container.runtime", "container", "Running inside a container",
+     "gpuvet (or the process it inspects) runs inside a container: host-level facts (kernel log, "
+     "cgroup limits, device nodes) are those the container sees, and GPU access depends on the "
+     "container runtime passing the devices and driver libraries in.",
+     "Nothing to fix by itself. Read the other container.* findings; run `gpuvet check` on the "
+     "host as well to see what the container cannot."},
+    {"container.visible_devices", "container", "GPU visibility variables",
+     "NVIDIA_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES hides every GPU (empty, `void`, `none`, "
+     "-1) or names GPUs this node or container does not have (an index past the last GPU, an "
+     "unknown UUID). CUDA then finds no device or stops at the first bad entry, and the job "
+     "fails or runs on the CPU.",
+     "Fix the launcher or the scheduler's GPU assignment, not the application: indices count "
+     "from 0 among the GPUs the container sees; UUIDs come from `nvidia-smi -L` on this node. "
+     "For containers, request GPUs through the runtime (`--gpus`, Kubernetes nvidia.com/gpu "
+     "resources) instead of setting NVIDIA_VISIBLE_DEVICES by hand."},
     {"cpu.governor", "cpu", "CPU frequency governor",
      "Cores use a frequency governor other than `performance`. Ramp-up latency slows the short, "
      "bursty host work that feeds a GPU (kernel launches, decode, collation).",
      "Set the governor to performance (`cpupower frequency-set -g performance` or the tuned/BIOS "
      "profile for throughput) on GPU nodes."},
     {"device.nodes", "device", "GPU device nodes and access",
-     "A /dev/nvidia* node the driver needs is missing or not accessible to this user: CUDA fails to "
+     "A /dev/nvidia* node the driver needs is missing or not accessible to this user: CUDA fails "
+     "to "
      "initialise or silently falls back to the CPU.",
      "Load nvidia-uvm (`nvidia-modprobe -u -c=0`), fix node permissions/udev rules, or, in a "
      "container, make sure the runtime passed the devices through."},
     {"driver.cuda_version_allowed", "driver", "CUDA driver version in the allowed set",
-     "The CUDA version the driver supports is outside the set the policy allows: applications built "
+     "The CUDA version the driver supports is outside the set the policy allows: applications "
+     "built "
      "for a newer CUDA fail to start, and the node drifts from its peers.",
      "Install the approved driver branch, or add the version to the policy after validating it."},
     {"driver.gpus_visible", "driver", "GPUs visible to the driver",
-     "The driver sees fewer GPUs than there are NVIDIA GPU functions on the PCI bus, or none: a GPU "
+     "The driver sees fewer GPUs than there are NVIDIA GPU functions on the PCI bus, or none: a "
+     "GPU "
      "fell off the bus, failed to initialise, or is hidden.",
-     "Check the kernel log for Xid 79 or initialisation errors. A GPU missing from the driver needs "
+     "Check the kernel log for Xid 79 or initialisation errors. A GPU missing from the driver "
+     "needs "
      "a node reboot; if it stays missing, drain the node for hardware inspection."},
     {"driver.loaded", "driver", "NVIDIA driver and NVML",
      "The NVIDIA driver or its management library could not be used, so no GPU check could run.",
@@ -133,14 +176,16 @@ constexpr CatalogueEntry kCatalogue[] = {
      "Drain the node, reset the GPU (or reboot) and check whether rows were remapped or pages "
      "retired; repeat offenders go to RMA."},
     {"ecc.volatile_sbe", "ecc", "Corrected ECC errors since last reset",
-     "Corrected (single-bit) memory errors are normal in small numbers; a high count since the last "
+     "Corrected (single-bit) memory errors are normal in small numbers; a high count since the "
+     "last "
      "reset points to degrading memory.",
      "Track the rate; if it keeps climbing or rows are being remapped, schedule a reset and "
      "inspection."},
     {"gpu.count_expected", "gpu", "Expected GPU count",
      "The node has a different number of GPUs than the policy expects for it: a card is missing, "
      "fell off the bus, or the node is not the model it is thought to be.",
-     "Drain the node and check the kernel log and `lspci` for the missing GPU; reseat or replace it."},
+     "Drain the node and check the kernel log and `lspci` for the missing GPU; reseat or replace "
+     "it."},
     {"gpu.lost", "gpu", "GPU reachable",
      "The driver reports the GPU as lost (it stopped responding on the bus). Nothing can run on it "
      "until the node is reset.",
@@ -149,15 +194,71 @@ constexpr CatalogueEntry kCatalogue[] = {
     {"gpu.query_failed", "gpu", "GPU queries answered",
      "A management query to the GPU failed or did not return in time. A hung query often means the "
      "GPU or driver is wedged; the affected checks could not be evaluated.",
-     "Rerun the check; if the same call hangs again, drain the node and collect `nvidia-bug-report.sh`."},
+     "Rerun the check; if the same call hangs again, drain the node and collect "
+     "`nvidia-bug-report.sh`."},
+    {"kernel.comm_lib_segfault", "kernel", "Crashes inside GPU communication libraries",
+     "A process crashed (segfault, general protection fault) inside NCCL, the CUDA driver, an "
+     "NVIDIA library, UCX, libfabric/EFA or the verbs stack. Common causes: mismatched NCCL and "
+     "network-plugin versions, an RDMA stack that does not match the driver, or corrupted memory "
+     "handed to a collective.",
+     "Compare NCCL, its net plugin (aws-ofi-nccl, nccl-rdma-sharp) and the CUDA/driver versions "
+     "with a known-good node; rerun with NCCL_DEBUG=INFO. The same library crashing in many jobs "
+     "on one node only points at that node's installed stack."},
+    {"kernel.hung_task", "kernel", "Tasks blocked in the kernel",
+     "The kernel's hung-task detector saw tasks stuck in uninterruptible sleep (D state) for "
+     "more than its timeout (120 s by default): usually waiting on storage or a network "
+     "filesystem. Jobs stall for that long, often at checkpoints or data loading.",
+     "Look at what the tasks wait on (the stack after the message, `cat /proc/PID/stack`) and at "
+     "the storage: NFS/Lustre server health, kernel.nfs_not_responding and kernel.io_error "
+     "findings, disk latency. "
+     "Stage data locally or checkpoint asynchronously if the filesystem is the bottleneck."},
+    {"kernel.io_error", "kernel", "Block and filesystem I/O errors",
+     "The kernel logged I/O errors on a block device or filesystem (blk_update_request / Buffer "
+     "I/O errors, EXT4-fs or XFS errors, NVMe timeouts and controller resets). Reads and writes "
+     "failed or were retried: checkpoints and datasets may be corrupt, and a filesystem may have "
+     "gone read-only.",
+     "Check the device (`smartctl -a`, `nvme smart-log`), the filesystem (fsck when unmounted) and "
+     "the cabling or controller; drain the node if a local scratch or root disk is failing."},
     {"kernel.log_access", "kernel", "Kernel log readable",
      "The kernel log could not be read, so Xid, AER and other driver events were not checked.",
      "Run as root (or with CAP_SYSLOG / kernel.dmesg_restrict=0), or pass a saved log with "
      "--kernel-log FILE."},
+    {"kernel.nfs_not_responding", "kernel", "NFS server answering",
+     "An NFS server stopped answering this client (`nfs: server X not responding`). Every "
+     "process reading or writing that mount blocks until it comes back: the job pauses, "
+     "typically at checkpoints, and GPUs idle meanwhile. An outage without a following `OK` "
+     "line may still be going on.",
+     "Check the NFS server's load and the network path to it (drops, MTU, bonding); move "
+     "checkpoints and hot datasets to local NVMe or a parallel filesystem, and write checkpoints "
+     "asynchronously."},
+    {"kernel.oom_kill", "kernel", "Processes ended by the OOM killer",
+     "The kernel's out-of-memory killer ended a process, either because its cgroup (container, "
+     "Slurm job) hit its memory limit or because the host ran out of memory. A killed training "
+     "process shows up as a vanished rank or a collective timeout, not as a GPU error.",
+     "For a cgroup kill raise the job's memory limit or lower data-loader workers, prefetch and "
+     "pinned-memory pools; for a host-wide kill find the consumers and keep headroom for the "
+     "page cache. Check memory.* and cgroup.memory_limit findings."},
+    {"kernel.pcie_aer", "kernel", "PCIe AER reports in the kernel log",
+     "The PCIe Advanced Error Reporting driver logged errors on a device (`AER: Corrected / "
+     "Uncorrected (Non-Fatal) / Uncorrected (Fatal) error received`). Corrected errors cost "
+     "retries; uncorrected ones lose transactions and usually take the GPU (Xid 79) or NIC "
+     "down with them.",
+     "Correlate with pcie.* and xid.* findings for the same GPU or bridge. Reseat or replace the "
+     "riser, cable or card; fatal errors need at least a reboot and, when repeated, hardware "
+     "inspection."},
+    {"kernel.peermem_error", "kernel", "GPUDirect RDMA (peermem) errors",
+     "The nvidia-peermem (or older nv_peer_mem) module that lets the NIC read and write GPU "
+     "memory directly logged errors, e.g. `nv_get_p2p_free_callback … detected invalid "
+     "context`: GPU memory registered with the NIC was freed or invalidated under it. Repeated, "
+     "it means GPUDirect RDMA transfers fail or fall back to slower paths.",
+     "Check that nvidia-peermem matches the installed driver and the MLNX_OFED/inbox RDMA stack "
+     "(reload it after driver upgrades), and update NCCL/UCX; if it repeats on one node only, "
+     "drain and reboot it."},
     {"memory.available", "memory", "Available host memory",
      "Little host memory is available. Pinned buffers, loader workers and page cache compete; the "
      "job swaps, stalls on reclaim, or is OOM-killed.",
-     "Find the consumers (`ps aux --sort=-rss`), reduce loader workers or prefetch, or move the job "
+     "Find the consumers (`ps aux --sort=-rss`), reduce loader workers or prefetch, or move the "
+     "job "
      "to a node with more memory."},
     {"memory.pressure", "memory", "Memory, CPU and I/O pressure (PSI)",
      "Tasks on this host spend a noticeable share of time stalled waiting for memory, CPU or I/O "
@@ -196,7 +297,8 @@ constexpr CatalogueEntry kCatalogue[] = {
      "idle to save power, so this matters only under load; under load it halves host-device "
      "bandwidth per generation lost.",
      "If the GPU was idle, confirm under load (`gpuvet bench`, or read the link while a job runs). "
-     "A link slow under load points to a riser, slot or BIOS setting: reseat or fix the slot speed."},
+     "A link slow under load points to a riser, slot or BIOS setting: reseat or fix the slot "
+     "speed."},
     {"pcie.link_width_reduced", "pcie", "PCIe link width",
      "The link trained with fewer lanes than both ends support (e.g. x8 in a x16 slot). Width, "
      "unlike speed, does not drop for power saving: host-device bandwidth is cut for good.",
@@ -228,7 +330,8 @@ constexpr CatalogueEntry kCatalogue[] = {
     {"throttle.hw_slowdown", "throttle", "Hardware slowdown active",
      "The hardware is cutting clocks hard (HW slowdown): typically overheating or a power supply "
      "signal. Performance drops by half or more.",
-     "Check the PSU and power cables and the cooling; drain the node if slowdown persists at idle."},
+     "Check the PSU and power cables and the cooling; drain the node if slowdown persists at "
+     "idle."},
     {"throttle.power_brake", "throttle", "Power brake active",
      "An external power-brake signal from the system (not the GPU) is holding clocks down: the "
      "chassis or PSU is asking GPUs to shed power.",

@@ -124,11 +124,98 @@ struct XidOccurrence {
   std::string text;  // the message text
 };
 
+// Kernel log signals other than Xid (sources/kernel_log_signals.h classifies the lines).
+enum class KernelSignal {
+  kNfsNotResponding,  // "nfs: server X not responding"  (key: server)
+  kHungTask,          // "task COMM:PID blocked for more than N seconds"  (key: comm)
+  kIoError,           // block / buffer / ext4 / xfs / nvme errors  (key: device)
+  kOomKill,           // "Out of memory: Killed process PID (COMM)"  (key: comm)
+  kCommLibSegfault,   // "segfault at … in libnccl.so…" and GPU/RDMA libraries  (key: library)
+  kPeermemError,      // nvidia-peermem / nv_peer_mem errors  (key: function or message)
+  kPcieAer,           // "AER: Corrected error received: 0000:3b:00.0"  (key: address + severity)
+};
+
+// One kernel log line that matched a signal, with its time: the per-event stream `analyze` can
+// correlate with stalls (KernelEvent below is the deduplicated form `check` reports).
+struct KernelSignalEvent {
+  KernelSignal signal = KernelSignal::kIoError;
+  std::string key;  // what the event is about (server, device, comm, library, address)
+  // Sub-kind: nfs "still_trying"/"timed_out"; io "block", "buffer", "ext4", "xfs",
+  // "nvme_timeout", "nvme_reset"; oom "cgroup"/"system"; aer "corrected", "uncorrected_nonfatal",
+  // "uncorrected_fatal"; comm_lib_segfault: the crashing comm; "" otherwise.
+  std::string detail;
+  std::string extra;        // "pid 4242", an AER error type ("Physical Layer"), or ""
+  double value = -1;        // hung task: the seconds it was blocked for; -1 otherwise
+  std::string time;         // as printed
+  double monotonic_s = -1;  // seconds since boot when the log format carries it, else -1
+  double epoch_s = -1;      // Unix time when the line has an ISO time with a zone, else -1
+  std::string text;         // the message
+};
+
+// Events of one (signal, key, detail), deduplicated like XidEvent.
+struct KernelEvent {
+  KernelSignal signal = KernelSignal::kIoError;
+  std::string key;
+  std::string detail;
+  std::string pci_address;  // kPcieAer: normalised "0000:3b:00.0" of the device that erred
+  int count = 0;
+  std::string first_time, last_time;
+  std::string sample;               // the first message text
+  std::vector<std::string> extras;  // e.g. the PIDs an OOM kill ended, AER error types (few)
+  double max_value = -1;            // the largest KernelSignalEvent::value (hung seconds)
+};
+
+// One NFS outage: "not responding" up to the matching "OK" of the same server.
+struct NfsOutage {
+  std::string server;
+  std::string start_time, end_time;  // end_time "" when no "OK" followed (still down at log end)
+  double duration_s = -1;            // when both times are comparable, else -1
+  int not_responding_lines = 0;      // repeats inside this outage
+};
+
 struct KernelLogState {
   std::string source;          // "/dev/kmsg", "dmesg.log (dmesg --time-format iso)", …
   Reading<int> record_count;   // error/unsupported with the reason when the log was unreadable
   std::vector<XidEvent> xids;  // deduplicated per (pci_address, xid), sorted by address then xid
   std::vector<XidOccurrence> xid_occurrences;  // every Xid record, in log order
+  std::vector<KernelEvent> events;     // non-Xid signals, sorted by signal, key, detail
+  std::vector<NfsOutage> nfs_outages;  // in log order
+};
+
+// The environment variables that decide which GPUs a job sees, from the inspected process.
+struct GpuEnvironment {
+  std::string source;  // "environment of gpuvet", "/proc/4242/environ", "--env-file FILE"
+  // Only the variables gpuvet looks at (GPU visibility and container markers), never the rest:
+  // environments hold secrets. Error/Unsupported with the reason when unreadable.
+  Reading<std::map<std::string, std::string>> vars;
+};
+
+// One /dev/nvidia* node under the device cgroup's policy.
+struct DeviceCgroupAccess {
+  std::string path;            // "/dev/nvidia0"
+  int major = -1, minor = -1;  // from st_rdev, else derived from /proc/devices and the name
+  // cgroup v1 devices.list verdict: "allowed" (with the rule), "denied", or "" (not evaluated).
+  std::string v1_verdict;
+  std::string v1_rule;  // the devices.list line that allowed it ("c 195:* rwm")
+  // open(O_RDWR) probe of a real character device: -1 not probed, 0 opened, else errno. EPERM
+  // (not EACCES) on an existing node is the device cgroup refusing it.
+  int probe_errno = -1;
+};
+
+struct DeviceCgroupState {
+  int version = 0;   // cgroup version of the devices policy: 1, 2, or 0 unknown
+  std::string path;  // the cgroup whose devices.list was read (v1)
+  std::string note;  // what cannot be seen (v2: the eBPF device program is not readable)
+  Reading<std::vector<std::string>> v1_rules;  // devices.list lines
+  std::vector<DeviceCgroupAccess> nodes;       // /dev/nvidia* that exist
+};
+
+struct ContainerState {
+  bool in_container = false;
+  std::string runtime;                // "docker", "podman", "kubernetes", "containerd", … or ""
+  std::vector<std::string> evidence;  // each marker found ("/.dockerenv exists", …)
+  GpuEnvironment env;
+  DeviceCgroupState device_cgroup;
 };
 
 struct HostState {
@@ -147,6 +234,7 @@ struct HostState {
   ProcessState process;                  // --pid PID, else gpuvet itself
   bool process_is_target = false;        // true when the user named the process with --pid
   KernelLogState kernel_log;
+  ContainerState container;  // container, GPU visibility variables, device cgroup
 };
 
 }  // namespace gpuvet

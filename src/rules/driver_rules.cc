@@ -141,6 +141,17 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
         ev));
     return;
   }
+  if (!missing.empty() && in.host.container.in_container) {
+    // /sys is not namespaced: a container sees every GPU of the node on the bus but NVML only
+    // those the runtime gave it (container.visible_devices checks the assignment).
+    ev.push_back({"not_in_container", Join(missing, ", "), ""});
+    out.push_back(MakeFinding(
+        "driver.gpus_visible", "host", Severity::kOk,
+        fmt::format("{} GPU(s) enumerated: the {} container was given {} of the node's {}",
+                    enumerated, in.host.container.runtime, enumerated, in.host.pci_gpus->size()),
+        ev));
+    return;
+  }
   if (!missing.empty()) {
     ev.push_back({"missing_from_driver", Join(missing, ", "), "none"});
     if (unidentified > 0) ev.push_back({"gpus_without_address", std::to_string(unidentified), ""});

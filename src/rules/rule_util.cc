@@ -47,6 +47,13 @@ Finding NotChecked(std::string_view id, std::string subject, std::string summary
   return f;
 }
 
+std::string ShortLogTime(const std::string& time) {
+  if (time.size() > 19 && time[10] == 'T' && time[13] == ':' && time[16] == ':') {
+    return time.substr(0, 19);
+  }
+  return time;
+}
+
 std::string FormatBytes(uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);

@@ -38,6 +38,10 @@ Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
 Finding NotChecked(std::string_view id, std::string subject, std::string summary,
                    std::vector<Evidence> evidence = {});
 
+// A kernel log time for summaries: "2025-01-21T02:21:33,498559+00:00" -> "2025-01-21T02:21:33";
+// other forms as they are.
+std::string ShortLogTime(const std::string& time);
+
 // "1.5 GiB" style sizes and "12.3" style numbers for evidence.
 std::string FormatBytes(uint64_t bytes);
 std::string FormatNumber(double v, int decimals = 1);

@@ -8,8 +8,15 @@ namespace gpuvet {
 
 namespace {
 constexpr Rule kRules[] = {
-    {"driver", CheckDriver},        {"pcie", CheckPcie}, {"clocks", CheckClocks}, {"ecc", CheckEcc},
-    {"settings", CheckGpuSettings}, {"xid", CheckXid},   {"host", CheckHost},
+    {"driver", CheckDriver},
+    {"pcie", CheckPcie},
+    {"clocks", CheckClocks},
+    {"ecc", CheckEcc},
+    {"settings", CheckGpuSettings},
+    {"xid", CheckXid},
+    {"host", CheckHost},
+    {"kernel", CheckKernelSignals},
+    {"container", CheckContainer},
 };
 
 std::string_view AreaOf(std::string_view id) { return id.substr(0, id.find('.')); }

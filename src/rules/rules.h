@@ -35,6 +35,13 @@ void CheckXid(const CheckInput& in, const Policy& policy, std::vector<Finding>& 
 // numa.*, cpu.*, cgroup.*, memory.*, device.*, process.* (host_rules.cc)
 void CheckHost(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
 
+// kernel.* signals beyond Xid: NFS, hung tasks, I/O errors, OOM kills, library crashes, peermem,
+// AER (kernel_signal_rules.cc)
+void CheckKernelSignals(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
+// container.*: runtime, GPU visibility variables, device cgroup, NVML Unknown Error
+// (container_rules.cc)
+void CheckContainer(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
+
 // All rules in report order.
 std::span<const Rule> Rules();
 

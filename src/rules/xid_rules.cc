@@ -44,19 +44,11 @@ std::string SubjectOf(const GpuInventory& gpus, const std::string& address) {
   return "pci " + address;
 }
 
-// "2025-01-21T02:21:33,498559+00:00" -> "2025-01-21T02:21:33" for summaries; other forms as is.
-std::string ShortTime(const std::string& time) {
-  if (time.size() > 19 && time[10] == 'T' && time[13] == ':' && time[16] == ':') {
-    return time.substr(0, 19);
-  }
-  return time;
-}
-
 Finding XidFinding(const XidEvent& ev, const GpuInventory& gpus) {
   XidInfo info = ClassifyXid(ev.xid);
   std::string summary = fmt::format("Xid {} ({}) ×{}", ev.xid, info.name, ev.count);
   if (!ev.last_time.empty()) {
-    summary += (ev.count > 1 ? ", last " : ", at ") + ShortTime(ev.last_time);
+    summary += (ev.count > 1 ? ", last " : ", at ") + ShortLogTime(ev.last_time);
   }
   Finding f = MakeFinding(FindingIdOf(info.xid_class), SubjectOf(gpus, ev.pci_address),
                           SeverityOf(info.xid_class), std::move(summary),

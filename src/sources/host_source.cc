@@ -3,8 +3,11 @@
 #include "sources/host_source.h"
 
 #include "sources/cgroup.h"
+#include "sources/container.h"
 #include "sources/cpu_sources.h"
 #include "sources/dev_nodes.h"
+#include "sources/device_cgroup.h"
+#include "sources/gpu_environment.h"
 #include "sources/kernel_log.h"
 #include "sources/meminfo.h"
 #include "sources/pci_sysfs.h"
@@ -36,6 +39,12 @@ HostState ReadHostState(const HostPaths& paths, const HostOptions& options) {
   host.process = ReadProcess(paths, options.pid);
   host.process_is_target = options.pid != 0;
   host.kernel_log = ReadKernelLog(paths, options.kernel_log_file);
+  host.container.env = ReadGpuEnvironment(paths, options.pid, options.env_file);
+  DetectContainer(paths, options.pid, host.container.env, &host.container);
+  // The open() probe answers for gpuvet itself, and matters where device cgroups bite: inside a
+  // container (the daemon-reload failure). Elsewhere it would only reopen every GPU.
+  DeviceProbe probe = options.pid == 0 && host.container.in_container ? OpenProbe : nullptr;
+  host.container.device_cgroup = ReadDeviceCgroup(paths, options.pid, host.device_nodes, probe);
   return host;
 }
 

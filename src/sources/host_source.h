@@ -13,6 +13,7 @@ namespace gpuvet {
 struct HostOptions {
   int pid = 0;                  // process to inspect (--pid); 0 = gpuvet itself
   std::string kernel_log_file;  // --kernel-log FILE; "" = read the live kernel log
+  std::string env_file;         // --env-file FILE; "" = the process's (or gpuvet's) environment
   std::vector<int> gpu_minors;  // N of /dev/nvidiaN (NVML minor numbers); empty = 0..count-1
                                 // of the NVIDIA GPUs found on the PCI bus
 };

@@ -1,6 +1,7 @@
 // The kernel log reader: reads /dev/kmsg record by record without ever blocking, or a saved log
 // file (its tail when large), refuses binary data with a message naming the file, then parses
-// the text and extracts Xid events (kernel_log_parse.cc, kernel_log_xid.cc).
+// the text and extracts Xid events and the other signals (kernel_log_parse.cc, kernel_log_xid.cc,
+// kernel_log_signals.cc, kernel_log_events.cc).
 #include "sources/kernel_log.h"
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <utility>
 
 #include "sources/kernel_log_parse.h"
+#include "sources/kernel_log_signals.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -193,6 +195,8 @@ KernelLogState ReadKernelLog(const HostPaths& paths, const std::string& log_file
   state.record_count = Reading<int>::Of(static_cast<int>(records.size()));
   state.xid_occurrences = ExtractXidOccurrences(records);
   state.xids = GroupXidOccurrences(state.xid_occurrences);
+  state.events = ExtractKernelEvents(records);
+  state.nfs_outages = ExtractNfsOutages(records);
   return state;
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace gpuvet::kernel_log_internal {
@@ -43,5 +45,9 @@ inline bool Char(std::string_view s, size_t& pos, char c) {
   ++pos;
   return true;
 }
+
+// "PCI:0000:38:00", "0000:38:00", "00000000:3B:00.0", "38:00.1" -> "0000:38:00.0"; nullopt when
+// `raw` is not a PCI address (kernel_log_xid.cc).
+std::optional<std::string> NormalizePciAddress(std::string_view raw);
 
 }  // namespace gpuvet::kernel_log_internal

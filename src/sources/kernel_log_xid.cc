@@ -25,7 +25,10 @@ using kernel_log_internal::SkipSpaces;
 // (the driver prints both for one failure).
 constexpr size_t kFallenOffBusWindow = 8;
 
-// "PCI:0000:38:00", "0000:38:00", "00000000:3B:00.0", "38:00.1" -> "0000:38:00.0" form.
+}  // namespace
+
+namespace kernel_log_internal {
+
 std::optional<std::string> NormalizePciAddress(std::string_view raw) {
   std::string s = ToLower(Trim(raw));
   if (StartsWith(s, "pci:")) s.erase(0, 4);
@@ -55,6 +58,12 @@ std::optional<std::string> NormalizePciAddress(std::string_view raw) {
   if (!domain || !bus || !device || *device > 0x1f) return std::nullopt;
   return fmt::format("{:04x}:{:02x}:{:02x}.{}", *domain, *bus, *device, function);
 }
+
+}  // namespace kernel_log_internal
+
+namespace {
+
+using kernel_log_internal::NormalizePciAddress;
 
 // The address as reported when it cannot be normalised: lower case, bounded, printable.
 std::string RawAddress(std::string_view raw) {

@@ -405,6 +405,39 @@ TEST(CliTest, DumpNvmlReplaysToTheSameReport) {
   EXPECT_EQ(replayed.out, original.out);
 }
 
+TEST(CliTest, EnvFileReplacesTheEnvironment) {
+  // --env-file checks a job's saved environment against the node; a missing file is a usage error.
+  fs::path dir = fs::path(GPUVET_FIXTURES_DIR) / "healthy-8gpu";
+  fs::path env =
+      fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_job.env");
+  WriteText(env, "# saved from the job\nexport CUDA_VISIBLE_DEVICES=3,9\nHOME=/root\n");
+  std::vector<std::string> check = {"check",
+                                    "--root",
+                                    (dir / "root").string(),
+                                    "--nvml-lib",
+                                    GPUVET_FAKE_NVML_LIB,
+                                    "--only",
+                                    "container",
+                                    "--format",
+                                    "json",
+                                    "--env-file",
+                                    env.string()};
+  std::string scenario = "GPUVET_FAKE_NVML_SCENARIO=" + (dir / "nvml.json").string();
+  RunResult r = Gpuvet(check, {scenario});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  int bad = 0;
+  for (const auto& f : j["findings"]) {
+    if (f["id"] == "container.visible_devices" && f["severity"] == "fail") ++bad;
+  }
+  EXPECT_EQ(bad, 1) << r.out;
+  check.back() = "/nonexistent.env";
+  RunResult missing = Gpuvet(check, {scenario});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--env-file /nonexistent.env"), std::string::npos) << missing.err;
+  fs::remove(env);
+}
+
 TEST(CliTest, DumpNvmlWithoutDriverIsAnError) {
   RunResult r = Gpuvet({"debug", "dump-nvml", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
   EXPECT_EQ(r.exit_code, 2);

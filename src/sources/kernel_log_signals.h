@@ -1,0 +1,59 @@
+// Kernel log signals beyond Xid: NFS servers that stop answering, hung tasks, block and
+// filesystem I/O errors, the OOM killer, segfaults inside GPU communication libraries,
+// GPUDirect (peermem) errors and PCIe AER reports. A per-line classifier, the per-event stream
+// with times (for `analyze` to correlate with stalls) and the deduplicated form `check` reports.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/host_state.h"
+
+namespace gpuvet {
+
+// "nfs_not_responding", "hung_task", "io_error", "oom_kill", "comm_lib_segfault",
+// "peermem_error", "pcie_aer": the catalogue id is "kernel." + this name.
+std::string_view KernelSignalName(KernelSignal signal);
+
+// What one message says, when it is one of the signals.
+struct KernelSignalMatch {
+  KernelSignal signal = KernelSignal::kIoError;
+  std::string key;     // server, device, comm, library basename, PCI address
+  std::string detail;  // sub-kind (see KernelSignalEvent), "" when the signal has none
+  std::string extra;   // one value worth keeping per line: a PID, an AER error type
+  // Lines that continue a report rather than start one: an OOM "Killed process" after its
+  // "oom-kill:" header, an AER "PCIe Bus Error" after its "error received" line. nfs "OK" lines
+  // come back as kNfsNotResponding with detail "ok" (the end of an outage, not an event).
+  bool continuation = false;
+  int pid = 0;        // OOM and hung-task lines: the process, to pair a header with its follow-up
+  double value = -1;  // hung task: seconds blocked
+};
+
+// Classifies one kernel message (KernelLogRecord::text). Pure and stateless; never throws. Lines
+// that only look alike ("nvme nvme0: Shutdown timeout set to 11 seconds", "EXT4-fs (sda1):
+// mounted filesystem … errors=remount-ro") are not signals.
+std::optional<KernelSignalMatch> ClassifyKernelMessage(std::string_view text);
+
+// Every record that is a signal, in log order, with its time: continuation lines are merged into
+// the report they continue (the OOM header's event takes the killed process's cgroup/system
+// detail; an AER "PCIe Bus Error" line within 4 records of its "error received" line adds its
+// error type instead of counting twice). NFS "OK" lines are not events.
+std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogRecord>& records);
+
+// The events above deduplicated per (signal, key, detail): count, first/last time, the first
+// message as sample, up to 8 distinct extras (PIDs, error types). Sorted by signal, key, detail.
+std::vector<KernelEvent> ExtractKernelEvents(const std::vector<KernelLogRecord>& records);
+
+// NFS outages per server: a "not responding" line opens one (repeats while open are counted in
+// it), the server's next "OK" line closes it. The duration is computed when both lines carry
+// comparable times (seconds since boot, or ISO times). An outage still open at the end of the
+// log has an empty end_time. In log order of their start.
+std::vector<NfsOutage> ExtractNfsOutages(const std::vector<KernelLogRecord>& records);
+
+// Unix time of an ISO-8601 timestamp as kernel logs print it ("2025-01-21T02:21:33,498559+00:00",
+// "2025-01-17T17:10:43+0000", "…Z"; no zone is read as UTC), or -1 when `time` is not one.
+double IsoTimeToEpoch(std::string_view time);
+
+}  // namespace gpuvet
