@@ -5,6 +5,8 @@
 #include "sources/gpu_sampler.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "sources/bounded_call.h"
 #include "sources/sampler.h"
 #include "testing/temp_tree.h"
 
@@ -178,7 +181,8 @@ TEST_F(GpuSamplerTest, GpmPcieReplacesTheSlowCounter) {
 }
 
 TEST_F(GpuSamplerTest, LostGpuStopsBeingAsked) {
-  UseScenario(R"({"gpus": [{"name": "A", "gpu_util_pct": 5, "memory_util_pct": 1, "lost": [false, true]},
+  UseScenario(
+      R"({"gpus": [{"name": "A", "gpu_util_pct": 5, "memory_util_pct": 1, "lost": [false, true]},
                             {"name": "B", "gpu_util_pct": 6, "memory_util_pct": 1}]})");
   RecordingMeta meta;
   std::unique_ptr<GpuSampler> s = GpuSampler::Open(Fake(), HostPaths(root_.root()), &meta);
@@ -228,7 +232,8 @@ TEST_F(GpuSamplerTest, HostOnlyWhenTheLibraryIsMissing) {
 
 TEST_F(GpuSamplerTest, HungCallCostsOneTimeoutAndIsRecovered) {
   // GPU 1's temperature query sleeps 700 ms; the timeout is 150 ms.
-  UseScenario(R"({"gpus": [{"name": "A", "gpu_util_pct": 5, "memory_util_pct": 1, "temperature_c": 40},
+  UseScenario(
+      R"({"gpus": [{"name": "A", "gpu_util_pct": 5, "memory_util_pct": 1, "temperature_c": 40},
     {"name": "B", "gpu_util_pct": 6, "memory_util_pct": 1, "temperature_c": 41,
      "delays_ms": {"nvmlDeviceGetTemperature": 700}},
     {"name": "C", "gpu_util_pct": 7, "memory_util_pct": 1}]})");
@@ -258,6 +263,59 @@ TEST_F(GpuSamplerTest, HungCallCostsOneTimeoutAndIsRecovered) {
   EXPECT_TRUE(s->notes().count("sampler.gpu.recovered"));
   // GPU 1 hangs again (the delay applies to every call): GPU 2 is dropped again.
   EXPECT_FALSE(c[2].util_pct.has_value());
+}
+
+// Without the step file the step follows the time since nvmlInit_v2.
+TEST_F(GpuSamplerTest, StepsAdvanceWithTime) {
+  UseScenario(R"({"series_interval_ms": 40, "gpus": [{"name": "A", "power_w": [100, 200]}]})");
+  unsetenv("GPUVET_FAKE_NVML_STEP_FILE");
+  RecordingMeta meta;
+  std::unique_ptr<GpuSampler> s = GpuSampler::Open(Fake(), HostPaths(root_.root()), &meta);
+  ASSERT_NE(s, nullptr);
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(s->Take(1.0)[0].power_w, 200.0);  // step 2 or later: the last element
+}
+
+// The sampler keeps only the GPU processes of the followed tree.
+TEST_F(GpuSamplerTest, GpuProcessesOfTheWorkloadOnly) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    while (true) ::pause();
+  }
+  ASSERT_GT(child, 0);
+  UseScenario(R"({"gpus": [{"name": "A", "compute_processes": [{"pid": )" + std::to_string(child) +
+              R"(, "used_memory_bytes": 5}, {"pid": 1, "used_memory_bytes": 7}]}]})");
+  SamplerOptions o;
+  o.nvml = Fake();
+  Result<std::unique_ptr<Sampler>> s = Sampler::Create(o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->Take().gpus[0].processes.size(), 2u);  // no workload: every process
+  (*s)->SetRootPid(child);
+  Sample x = (*s)->Take();
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_EQ(x.gpus[0].processes.size(), 1u);
+  EXPECT_EQ(x.gpus[0].processes[0].pid, static_cast<uint32_t>(child));
+  EXPECT_EQ(x.gpus[0].processes[0].used_memory_bytes, 5u);
+}
+
+TEST(BoundedExecutorRecoverTest, ResumesOnceTheHungCallReturns) {
+  BoundedExecutor exec(milliseconds(50));
+  EXPECT_TRUE(exec.Recover());  // nothing hung
+  Result<int> hung = exec.Call("slow", [] {
+    std::this_thread::sleep_for(milliseconds(300));
+    return 7;
+  });
+  EXPECT_FALSE(hung.ok());
+  EXPECT_TRUE(exec.wedged());
+  EXPECT_FALSE(exec.Recover());  // still sleeping
+  EXPECT_FALSE(exec.Call("next", [] { return 1; }).ok());
+  std::this_thread::sleep_for(milliseconds(400));
+  EXPECT_TRUE(exec.Recover());
+  EXPECT_FALSE(exec.wedged());
+  Result<int> next = exec.Call("next", [] { return 1; });
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(*next, 1);
 }
 
 }  // namespace
