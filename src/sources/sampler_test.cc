@@ -3,31 +3,35 @@
 #include "sources/sampler.h"
 
 #include <gtest/gtest.h>
-#include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <thread>
+
+#include "sources/proc_pid_parse.h"
+#include "util/file.h"
 
 namespace gpuvet {
 namespace {
 
-// Forks a child whose second thread ("burner") spins and whose main thread sleeps. Returns its pid.
+// Starts tests/testing/cpu_burner with one spinning thread ("burner") and a sleeping main thread.
 pid_t SpawnBurner() {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::thread burner([] {
-      pthread_setname_np(pthread_self(), "burner");
-      volatile uint64_t x = 0;
-      while (true) x = x + 1;
-    });
-    burner.detach();
-    while (true) ::pause();
-  }
+  char* const argv[] = {const_cast<char*>(GPUVET_CPU_BURNER), const_cast<char*>("1"),
+                        const_cast<char*>("20"), nullptr};
+  pid_t pid = 0;
+  if (posix_spawn(&pid, GPUVET_CPU_BURNER, nullptr, nullptr, argv, environ) != 0) return -1;
   return pid;
+}
+
+// utime + stime of `pid` in clock ticks, read directly.
+uint64_t CpuTicks(pid_t pid) {
+  Result<std::string> text = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!text.ok()) return 0;
+  Result<PidStat> st = ParsePidStat(*text);
+  return st.ok() ? st->utime + st->stime : 0;
 }
 
 void Reap(pid_t pid) {
@@ -76,8 +80,13 @@ TEST(SamplerTest, BusyThreadOfARealChild) {
   o.read_gpus = false;
   Result<std::unique_ptr<Sampler>> s = Sampler::Create(o);
   ASSERT_TRUE(s.ok());
+  // Let the burner start its thread, then measure over half a second, reading the child's CPU
+  // ticks ourselves just inside the sampler's window.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   (*s)->SetRootPid(child);
+  const uint64_t ticks0 = CpuTicks(child);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const uint64_t ticks1 = CpuTicks(child);
   Sample sample = (*s)->Take();
   Reap(child);
 
@@ -85,18 +94,24 @@ TEST(SamplerTest, BusyThreadOfARealChild) {
   const ProcessSample& p = sample.processes[0];
   EXPECT_EQ(p.pid, child);
   EXPECT_EQ(p.ppid, ::getpid());
+  EXPECT_EQ(p.comm, "cpu_burner");
   EXPECT_EQ(p.threads, 2);
-  // Two cores shared with other work: the spinning thread gets at least a fifth of one.
-  EXPECT_GT(p.cpu_pct, 20.0);
-  EXPECT_LT(p.cpu_pct, 110.0);
+  // The sampler's CPU time agrees with the kernel's counters over (nearly) the same window,
+  // whatever share of a core the loaded test machine gave the burner.
+  const double hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  const double sampled_ticks = p.cpu_pct / 100.0 * sample.interval_s * hz;
+  ASSERT_GT(ticks1, ticks0) << "the burner never ran";
+  EXPECT_NEAR(sampled_ticks, static_cast<double>(ticks1 - ticks0), 3.0);
+  EXPECT_LT(p.cpu_pct, 110.0);  // one spinning thread
   ASSERT_TRUE(p.rss_bytes.has_value());
   EXPECT_GT(*p.rss_bytes, 0u);
   ASSERT_EQ(p.top_threads.size(), 2u);
   EXPECT_EQ(p.top_threads[0].comm, "burner");
   EXPECT_NE(p.top_threads[0].tid, child);
-  EXPECT_GT(p.top_threads[0].cpu_pct, 20.0);
-  EXPECT_EQ(p.top_threads[1].tid, child);  // the sleeping main thread
-  EXPECT_LT(p.top_threads[1].cpu_pct, 5.0);
+  EXPECT_NEAR(p.top_threads[0].cpu_pct, p.cpu_pct, 100.0 * 2 / hz / sample.interval_s);
+  EXPECT_EQ(p.top_threads[1].tid, child);  // the sleeping main thread: at most a stray tick
+  EXPECT_LE(p.top_threads[1].cpu_pct, 100.0 * 1 / hz / sample.interval_s + 1e-9);
+  EXPECT_GT(p.top_threads[0].cpu_pct, p.top_threads[1].cpu_pct);
   ASSERT_TRUE(p.rchar_per_s.has_value());  // our own child: /proc/PID/io is readable
   ASSERT_TRUE(p.opens_per_s.has_value());
 }
