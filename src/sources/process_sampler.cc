@@ -186,13 +186,31 @@ std::vector<ProcessSample> ProcessSampler::Take(double interval_s, WorkloadSampl
   std::vector<ProcessSample> out;
   if (root_ <= 0) return out;
   ReadThrottle(interval_s, workload);
+  std::vector<PidStat> tree = ReadTree();
+  // The kernel adds a reaped child's I/O counters to its parent's: I/O already counted while the
+  // child was alive would count twice. Children gone since the last sample are subtracted from
+  // their parent's delta.
+  std::map<int, PidIo> reaped;  // parent pid -> last totals of its children that vanished
+  for (const auto& [pid, p] : prev_) {
+    const bool alive = std::any_of(tree.begin(), tree.end(), [&](const PidStat& st) {
+      return st.pid == pid && st.starttime == p.starttime;
+    });
+    if (alive || !p.io) continue;
+    PidIo& r = reaped[p.ppid];
+    r.rchar += p.io->rchar;
+    r.syscr += p.io->syscr;
+    r.read_bytes += p.io->read_bytes;
+    r.write_bytes += p.io->write_bytes;
+  }
   std::map<int, Prev> next;
-  for (const PidStat& st : ReadTree()) {
+  for (const PidStat& st : tree) {
     auto it = prev_.find(st.pid);
     const Prev* prev =
         it != prev_.end() && it->second.starttime == st.starttime ? &it->second : nullptr;
     Prev& n = next[st.pid];
-    ProcessSample s = ReadProcess(st, interval_s, prev, &n);
+    auto r = reaped.find(st.pid);
+    ProcessSample s =
+        ReadProcess(st, interval_s, prev, r != reaped.end() && prev ? &r->second : nullptr, &n);
     if (interval_s > 0) out.push_back(std::move(s));
   }
   prev_ = std::move(next);
@@ -200,7 +218,7 @@ std::vector<ProcessSample> ProcessSampler::Take(double interval_s, WorkloadSampl
 }
 
 ProcessSample ProcessSampler::ReadProcess(const PidStat& st, double interval_s, const Prev* prev,
-                                          Prev* next) {
+                                          const PidIo* reaped, Prev* next) {
   ProcessSample s;
   s.pid = st.pid;
   s.ppid = st.ppid;
@@ -208,6 +226,7 @@ ProcessSample ProcessSampler::ReadProcess(const PidStat& st, double interval_s, 
   s.threads = st.num_threads;
   if (st.rss_pages >= 0) s.rss_bytes = static_cast<uint64_t>(st.rss_pages) * page_bytes_;
   next->starttime = st.starttime;
+  next->ppid = st.ppid;
   next->cpu_ticks = st.utime + st.stime;
   if (interval_s > 0) {
     const uint64_t ticks = Delta(prev != nullptr ? prev->cpu_ticks : 0, next->cpu_ticks);
@@ -224,7 +243,13 @@ ProcessSample ProcessSampler::ReadProcess(const PidStat& st, double interval_s, 
     // A process seen for the first time counts from zero; one whose io was unreadable before
     // has no baseline and stays absent this once.
     if (interval_s > 0 && (prev == nullptr || prev->io)) {
-      const PidIo base = prev != nullptr ? *prev->io : PidIo{};
+      PidIo base = prev != nullptr ? *prev->io : PidIo{};
+      if (reaped != nullptr) {
+        base.read_bytes += reaped->read_bytes;
+        base.write_bytes += reaped->write_bytes;
+        base.rchar += reaped->rchar;
+        base.syscr += reaped->syscr;
+      }
       s.read_bytes_per_s = static_cast<double>(Delta(base.read_bytes, io->read_bytes)) / interval_s;
       s.write_bytes_per_s =
           static_cast<double>(Delta(base.write_bytes, io->write_bytes)) / interval_s;

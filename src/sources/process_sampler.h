@@ -46,6 +46,7 @@ class ProcessSampler {
   // What the previous read left per process, to diff against.
   struct Prev {
     uint64_t starttime = 0;
+    int ppid = 0;
     uint64_t cpu_ticks = 0;
     std::optional<PidIo> io;
     std::map<int, uint64_t> thread_ticks;       // tid -> utime+stime
@@ -62,7 +63,9 @@ class ProcessSampler {
   std::vector<int> TreeByScan();
   // Children of every thread of `pid`; nullopt when the process or the files are missing.
   std::optional<std::vector<int>> ChildrenOf(int pid);
-  ProcessSample ReadProcess(const PidStat& st, double interval_s, const Prev* prev, Prev* next);
+  // `reaped`: I/O totals of this process's children that vanished since the previous sample.
+  ProcessSample ReadProcess(const PidStat& st, double interval_s, const Prev* prev,
+                            const PidIo* reaped, Prev* next);
   void ReadThreads(const PidStat& st, double interval_s, const Prev* prev, Prev* next,
                    ProcessSample* out);
   void ReadFds(int pid, double interval_s, const Prev* prev, Prev* next, ProcessSample* out);

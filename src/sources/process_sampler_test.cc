@@ -145,6 +145,27 @@ TEST(ProcessSamplerTest, TreeFromChildrenFiles) {
   EXPECT_EQ(ps[2].pid, 103);
 }
 
+// A reaped child's I/O moves into its parent's counters: what was already counted while the
+// child was alive is not counted again.
+TEST(ProcessSamplerTest, ReapedChildIoIsNotCountedTwice) {
+  TempTree t("process_sampler_reaped");
+  t.Write("proc/100/stat", StatLine(100, "trainer", 1, 0, 0, 1, 5000, 1));
+  t.Write("proc/100/io", Io(0, 0, 0, 0));
+  t.Write("proc/101/stat", StatLine(101, "worker", 100, 0, 0, 1, 6000, 1));
+  t.Write("proc/101/io", Io(1000, 10, 400, 0));
+  ProcessSampler sampler{HostPaths(t.root())};
+  sampler.SetRoot(100);
+  std::remove(t.Path("proc/101/stat").c_str());  // the worker exits and is reaped
+  std::remove(t.Path("proc/101/io").c_str());
+  t.Write("proc/100/io", Io(1000 + 500, 10 + 5, 400 + 100, 0));
+  WorkloadSample w;
+  std::vector<ProcessSample> ps = sampler.Take(1.0, &w);
+  ASSERT_EQ(ps.size(), 1u);
+  EXPECT_DOUBLE_EQ(*ps[0].rchar_per_s, 500.0);
+  EXPECT_DOUBLE_EQ(*ps[0].read_syscalls_per_s, 5.0);
+  EXPECT_DOUBLE_EQ(*ps[0].read_bytes_per_s, 100.0);
+}
+
 TEST(ProcessSamplerTest, RecycledPidIsANewProcess) {
   TempTree t("process_sampler_recycle");
   t.Write("proc/100/stat", StatLine(100, "old", 1, 1000, 0, 1, 5000, 1));

@@ -144,6 +144,35 @@ TEST(SamplerTest, FixtureTreeAndFakeNvml) {
   EXPECT_EQ(x.gpus[0].processes[0].used_memory_bytes, 1024u);
 }
 
+// A real shell that opens a file twice and has a short-lived `cat` read 1 MiB: the opens show in
+// the fd-table diff, the reaped child's reads in the shell's I/O.
+TEST(SamplerTest, RealProcessIo) {
+  test::TempTree t("sampler_io");
+  const std::string file = t.Path("data.bin");
+  std::ofstream(file) << std::string(1 << 20, 'x');
+  const std::string script =
+      "sleep 0.3; exec 3<'" + file + "' 4<'" + file + "'; cat '" + file + "' >/dev/null; sleep 10";
+  char* const argv[] = {const_cast<char*>("/bin/sh"), const_cast<char*>("-c"),
+                        const_cast<char*>(script.c_str()), nullptr};
+  pid_t child = 0;
+  ASSERT_EQ(posix_spawn(&child, "/bin/sh", nullptr, nullptr, argv, environ), 0);
+  SamplerOptions o;
+  o.read_gpus = false;
+  o.root_pid = child;
+  Result<std::unique_ptr<Sampler>> s = Sampler::Create(o);
+  ASSERT_TRUE(s.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(900));
+  Sample x = (*s)->Take();
+  Reap(child);
+  ASSERT_GE(x.processes.size(), 1u);  // the shell (and maybe its sleep)
+  const ProcessSample& sh = x.processes[0];
+  EXPECT_EQ(sh.pid, child);
+  ASSERT_TRUE(sh.opens_per_s.has_value());
+  EXPECT_NEAR(*sh.opens_per_s * x.interval_s, 2.0, 1e-9);  // fds 3 and 4
+  ASSERT_TRUE(sh.rchar_per_s.has_value());
+  EXPECT_GE(*sh.rchar_per_s * x.interval_s, 1 << 20);
+}
+
 TEST(SamplerTest, HostOnlyOnThisMachine) {
   SamplerOptions o;
   o.read_gpus = false;
