@@ -89,6 +89,10 @@ std::unique_ptr<GpuSampler> GpuSampler::Open(const NvmlOptions& options, const H
     return nullptr;  // the destructor shuts NVML down (or leaves it to a hung call)
   }
   const unsigned n = std::min(count->out, kMaxGpus);
+  if (count->out > kMaxGpus) {
+    s->notes_["sampler.gpu.count"] =
+        fmt::format("implausible device count {}; sampling the first {}", count->out, kMaxGpus);
+  }
 
   std::vector<std::string> gpm_off;
   for (unsigned i = 0; i < n; ++i) {
@@ -106,13 +110,20 @@ std::unique_ptr<GpuSampler> GpuSampler::Open(const NvmlOptions& options, const H
             "not sampled: nvmlDeviceGetHandleByIndex_v2: {}", DescribeNvmlError(opened->code));
       }
       s->NoteSlot(i);
-      if (!slot->gpm) gpm_off.push_back(fmt::format("GPU {}: {}", i, slot->gpm_note));
-    } else if (!s->notes_.count("sampler.gpu.hang")) {
-      std::lock_guard<std::mutex> lock(slot->mu);
-      s->notes_["sampler.gpu.hang"] =
-          fmt::format("{} hung while opening GPU {} ({}); GPUs from index {} on are not sampled",
-                      slot->current_call.empty() ? std::string("NVML") : slot->current_call, i,
-                      opened.status().message(), i);
+      if (!slot->gpm) {
+        gpm_off.push_back(
+            fmt::format("GPU {}: {}", i, slot->handle == nullptr ? "not opened" : slot->gpm_note));
+      }
+    } else {
+      gpm_off.push_back(fmt::format("GPU {}: not opened (NVML hung)", i));
+      if (!s->notes_.count("sampler.gpu.hang")) {
+        std::lock_guard<std::mutex> lock(slot->mu);
+        s->notes_["sampler.gpu.hang"] = fmt::format(
+            "{} hung while opening GPU {} ({}); static facts of GPUs from index {} on are missing "
+            "and GPU fields stay absent until NVML answers again",
+            slot->current_call.empty() ? std::string("NVML") : slot->current_call, i,
+            opened.status().message(), i);
+      }
     }
     gpu.index = static_cast<int>(i);
     gpu.numa_node = NumaNode(paths, gpu.pci_bus_id);

@@ -265,6 +265,33 @@ TEST_F(GpuSamplerTest, HungCallCostsOneTimeoutAndIsRecovered) {
   EXPECT_FALSE(c[2].util_pct.has_value());
 }
 
+// A call that hangs while the GPUs are opened: Open returns after one timeout, and sampling
+// starts once NVML answers again (the hung GPU finishes opening in the background).
+TEST_F(GpuSamplerTest, HangWhileOpening) {
+  UseScenario(R"({"gpus": [{"name": "A", "gpu_util_pct": 5, "memory_util_pct": 1},
+    {"name": "B", "gpu_util_pct": 6, "memory_util_pct": 1,
+     "delays_ms": {"nvmlDeviceGetName": 600}},
+    {"name": "C", "gpu_util_pct": 7, "memory_util_pct": 1}]})");
+  RecordingMeta meta;
+  const auto start = Clock::now();
+  std::unique_ptr<GpuSampler> s =
+      GpuSampler::Open(Fake(milliseconds(150)), HostPaths(root_.root()), &meta);
+  EXPECT_LT(Clock::now() - start, milliseconds(500));
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(meta.gpus.size(), 3u);
+  EXPECT_EQ(meta.gpus[0].name, "A");
+  EXPECT_EQ(meta.gpus[1].name, "");  // its facts were being read when NVML hung
+  EXPECT_EQ(meta.gpus[2].index, 2);
+  EXPECT_NE(s->notes().at("sampler.gpu.hang").find("nvmlDeviceGetName hung while opening GPU 1"),
+            std::string::npos);
+  EXPECT_FALSE(s->Take(1.0)[0].util_pct.has_value());  // still hung
+  std::this_thread::sleep_for(milliseconds(700));
+  std::vector<GpuSample> x = s->Take(1.0);
+  EXPECT_EQ(x[0].util_pct, 5.0);
+  EXPECT_EQ(x[1].util_pct, 6.0);            // opened in the background meanwhile
+  EXPECT_FALSE(x[2].util_pct.has_value());  // never opened
+}
+
 // Without the step file the step follows the time since nvmlInit_v2.
 TEST_F(GpuSamplerTest, StepsAdvanceWithTime) {
   UseScenario(R"({"series_interval_ms": 40, "gpus": [{"name": "A", "power_w": [100, 200]}]})");
