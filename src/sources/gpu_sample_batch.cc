@@ -127,9 +127,11 @@ void ReadProcessUtilization(Batch& b, bool baseline_only) {
   }
   if (baseline_only) return;
   b.Set([&](GpuSample& s) {
-    for (const auto& [pid, acc] : by_pid) {
+    for (const auto& entry : by_pid) {
+      const uint32_t pid = entry.first;
+      const auto& acc = entry.second;
       auto it = std::find_if(s.processes.begin(), s.processes.end(),
-                             [&](const GpuProcessSample& p) { return p.pid == pid; });
+                             [pid](const GpuProcessSample& p) { return p.pid == pid; });
       if (it == s.processes.end()) {
         s.processes.push_back(GpuProcessSample{pid, std::nullopt, std::nullopt});
         it = s.processes.end() - 1;

@@ -191,7 +191,9 @@ std::vector<ProcessSample> ProcessSampler::Take(double interval_s, WorkloadSampl
   // child was alive would count twice. Children gone since the last sample are subtracted from
   // their parent's delta.
   std::map<int, PidIo> reaped;  // parent pid -> last totals of its children that vanished
-  for (const auto& [pid, p] : prev_) {
+  for (const auto& entry : prev_) {
+    const int pid = entry.first;
+    const Prev& p = entry.second;
     const bool alive = std::any_of(tree.begin(), tree.end(), [&](const PidStat& st) {
       return st.pid == pid && st.starttime == p.starttime;
     });

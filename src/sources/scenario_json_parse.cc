@@ -320,7 +320,9 @@ Status Parser::Gpu(const json& j, const std::string& ptr, int index, ScenarioGpu
   GpuState& gpu = out->state;
   gpu.index = index;
   std::vector<Series> series;
-  for (const auto& [key, value] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();  // named, not bound: lambdas below capture them
+    const json& value = item.value();
     const std::string kp = ptr + "/" + key;
     if (!key.empty() && key[0] == '_') continue;  // comment
     Status s;
