@@ -166,6 +166,23 @@ TEST(ProcessSamplerTest, ReapedChildIoIsNotCountedTwice) {
   EXPECT_DOUBLE_EQ(*ps[0].read_bytes_per_s, 100.0);
 }
 
+// Past kMaxFdsResolved descriptors no readlink is done: opens are new descriptor numbers.
+TEST(ProcessSamplerTest, HugeFdTablesAreComparedByNumber) {
+  TempTree t("process_sampler_fds");
+  t.Write("proc/100/stat", StatLine(100, "server", 1, 0, 0, 1, 5000, 1));
+  const int n = static_cast<int>(kMaxFdsResolved) + 10;
+  for (int fd = 0; fd < n; ++fd) t.Link("proc/100/fd/" + std::to_string(fd), "/data/a");
+  ProcessSampler sampler{HostPaths(t.root())};
+  sampler.SetRoot(100);
+  t.Link("proc/100/fd/" + std::to_string(n), "/data/new");
+  t.Link("proc/100/fd/" + std::to_string(n + 1), "/data/new2");
+  WorkloadSample w;
+  std::vector<ProcessSample> ps = sampler.Take(2.0, &w);
+  ASSERT_EQ(ps.size(), 1u);
+  EXPECT_DOUBLE_EQ(*ps[0].opens_per_s, 1.0);  // 2 new descriptors over 2 s
+  EXPECT_TRUE(sampler.notes().count("sampler.process.opens.cap"));
+}
+
 TEST(ProcessSamplerTest, RecycledPidIsANewProcess) {
   TempTree t("process_sampler_recycle");
   t.Write("proc/100/stat", StatLine(100, "old", 1, 1000, 0, 1, 5000, 1));
