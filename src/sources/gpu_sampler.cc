@@ -130,12 +130,13 @@ std::unique_ptr<GpuSampler> GpuSampler::Open(const NvmlOptions& options, const H
     meta->gpus.push_back(std::move(gpu));
   }
   if (gpm_off.empty()) {
-    s->notes_["sampler.gpm"] = fmt::format("GPM metrics on all {} GPUs", n);
+    s->notes_["sampler.gpm"] = fmt::format(
+        "GPM metrics on {} GPU{}", n == 1 ? "the" : fmt::format("all {}", n), n == 1 ? "" : "s");
   } else {
     s->notes_["sampler.gpm"] =
         "no GPM metrics (SM activity/occupancy, tensor, DRAM, NVLink) on " + Join(gpm_off, "; ");
   }
-  note = fmt::format("{} GPUs through {}", n, s->lib_->path());
+  note = fmt::format("{} GPU{} through {}", n, n == 1 ? "" : "s", s->lib_->path());
   return s;
 }
 

@@ -171,7 +171,7 @@ TEST_F(GpuSamplerTest, GpmPcieReplacesTheSlowCounter) {
   RecordingMeta meta;
   std::unique_ptr<GpuSampler> s = GpuSampler::Open(Fake(), HostPaths(root_.root()), &meta);
   ASSERT_NE(s, nullptr);
-  EXPECT_EQ(s->notes().at("sampler.gpm"), "GPM metrics on all 1 GPUs");
+  EXPECT_EQ(s->notes().at("sampler.gpm"), "GPM metrics on the GPU");
   std::vector<GpuSample> a = s->Take(1.0);
   EXPECT_DOUBLE_EQ(*a[0].gpm_pcie_tx_bytes_per_s, 5242880.0);
   EXPECT_DOUBLE_EQ(*a[0].gpm_pcie_rx_bytes_per_s, 1048576.0);
