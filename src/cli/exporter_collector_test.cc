@@ -27,7 +27,7 @@ std::string Gpu(int index, double power_w, const std::string& extra) {
   return "{" + extra + R"("name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-)" + i +
          R"(", "pci_bus_id": "0000:3)" + i + R"(:00.0", "minor_number": )" + i +
          R"(, "power_w": )" + std::to_string(power_w) +
-         R"(, "power_limit_w": 700.0, "temperature_c": 61, "energy_j": 1000.5, "pcie_gen": 5,
+         R"(, "power_limit_w": 700.0, "temperature_c": 61, "energy_mj": 1000500, "pcie_gen": 5,
          "pcie_gen_max": 5, "pcie_width": 16, "pcie_width_max": 16})";
 }
 
