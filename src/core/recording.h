@@ -101,6 +101,7 @@ struct HostSample {
   // Shares of all CPUs' time over the interval, percent (0–100).
   std::optional<double> cpu_user_pct, cpu_system_pct, cpu_iowait_pct, cpu_steal_pct, cpu_idle_pct;
   std::vector<double> core_busy_pct;  // per online CPU, index = CPU number
+                                      // (-1: that CPU was offline / not in /proc/stat)
   std::optional<double> run_queue;    // procs_running from /proc/stat
   // PSI "some" (and io/memory "full") stall share over the interval, percent, from total= deltas.
   std::optional<double> psi_cpu_some_pct, psi_io_some_pct, psi_io_full_pct, psi_memory_some_pct,
