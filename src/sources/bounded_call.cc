@@ -11,17 +11,13 @@
 
 namespace gpuvet {
 
-namespace {
-
 // One queued call and its outcome, shared by the caller and the worker.
-struct Slot {
+struct BoundedExecutor::Slot {
   std::function<int()> fn;
   bool done = false;       // worker finished fn
   bool abandoned = false;  // caller gave up before the worker started it: do not run it
   int code = 0;
 };
-
-}  // namespace
 
 struct BoundedExecutor::Shared {
   std::mutex mu;
@@ -59,9 +55,19 @@ Result<int> BoundedExecutor::Call(std::string_view name, std::function<int()> fn
   if (!shared_->cv.wait_until(lock, deadline, [&] { return slot->done; })) {
     slot->abandoned = true;
     hung_call_ = std::string(name);
+    hung_slot_ = slot;
     return Timeout(fmt::format("{} did not return within {} ms", name, timeout_.count()));
   }
   return slot->code;
+}
+
+bool BoundedExecutor::Recover() {
+  if (!wedged()) return true;
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  if (!hung_slot_->done) return false;
+  hung_call_.clear();
+  hung_slot_.reset();
+  return true;
 }
 
 void BoundedExecutor::WorkerLoop(std::shared_ptr<Shared> shared) {
@@ -71,7 +77,10 @@ void BoundedExecutor::WorkerLoop(std::shared_ptr<Shared> shared) {
     if (shared->queue.empty()) return;  // stopped and idle
     std::shared_ptr<Slot> slot = std::move(shared->queue.front());
     shared->queue.pop_front();
-    if (slot->abandoned) continue;
+    if (slot->abandoned) {  // never run; "done" for Recover
+      slot->done = true;
+      continue;
+    }
     lock.unlock();
     const int code = slot->fn();
     slot->fn = nullptr;  // release captures on this thread, before the caller reads outputs

@@ -54,18 +54,24 @@ class BoundedExecutor {
 
   // True after a call timed out; every later call is skipped.
   bool wedged() const { return !hung_call_.empty(); }
+  // For long-lived users (the recording sampler): when the call that hung has returned since,
+  // clears the wedged state so later calls run again, and returns true. Returns false while it
+  // is still running; true when nothing hung.
+  bool Recover();
   // The call that hung ("" when none did).
   const std::string& hung_call() const { return hung_call_; }
   std::chrono::milliseconds timeout() const { return timeout_; }
 
  private:
   struct Shared;  // queue and state shared with the worker thread (outlives this object if hung)
+  struct Slot;    // one queued call
   static void WorkerLoop(std::shared_ptr<Shared> shared);
 
   std::chrono::milliseconds timeout_;
   std::shared_ptr<Shared> shared_;
   bool worker_started_ = false;
   std::string hung_call_;
+  std::shared_ptr<Slot> hung_slot_;  // the call that timed out, until Recover sees it finish
 };
 
 }  // namespace gpuvet

@@ -101,6 +101,66 @@ typedef struct {
   unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
 
+
+// ---- Sampling (gpuvet record/watch: src/sources/gpu_sampler.cc) ----
+
+// nvmlPcieUtilCounter_t: nvmlDeviceGetPcieThroughput counts bytes over a 20 ms window, in KB/s.
+enum : int { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
+
+// One per-process utilisation sample (nvmlDeviceGetProcessUtilization).
+typedef struct {
+  unsigned int pid;
+  unsigned long long timeStamp;  // CPU timestamp in microseconds
+  unsigned int smUtil;           // percent
+  unsigned int memUtil;
+  unsigned int encUtil;
+  unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
+
+// GPU Performance Monitoring (Hopper and newer, r520+): opaque samples, metrics between two.
+typedef struct nvmlGpmSample_st* nvmlGpmSample_t;
+
+// nvmlGpmMetricId_t (the ones gpuvet asks for).
+enum : unsigned {
+  NVML_GPM_METRIC_SM_UTIL = 2,                   // % of SMs busy
+  NVML_GPM_METRIC_SM_OCCUPANCY = 3,              // % of warps resident vs the maximum
+  NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,           // % of time any tensor pipe was busy
+  NVML_GPM_METRIC_DRAM_BW_UTIL = 10,             // % of peak DRAM bandwidth
+  NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20,          // MiB/s
+  NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21,          // MiB/s
+  NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,  // MiB/s, all links
+  NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,  // MiB/s, all links
+};
+// Size of the metrics array in nvmlGpmMetricsGet_t as of r525 (later headers grow it; the library
+// reads only numMetrics entries, so the smaller struct stays valid).
+inline constexpr unsigned NVML_GPM_METRIC_MAX = 98;
+inline constexpr unsigned NVML_GPM_METRICS_GET_VERSION = 1;
+inline constexpr unsigned NVML_GPM_SUPPORT_VERSION = 1;
+
+typedef struct {
+  unsigned int metricId;
+  nvmlReturn_t nvmlReturn;  // this metric's own outcome
+  double value;
+  struct {
+    char* shortName;
+    char* longName;
+    char* unit;
+  } metricInfo;
+} nvmlGpmMetric_t;
+
+typedef struct {
+  unsigned int version;  // NVML_GPM_METRICS_GET_VERSION
+  unsigned int numMetrics;
+  nvmlGpmSample_t sample1;
+  nvmlGpmSample_t sample2;
+  nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+
+typedef struct {
+  unsigned int version;  // NVML_GPM_SUPPORT_VERSION
+  unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+
 }  // extern "C"
 
 // NVML_FN(name, parameter list, argument list, required)
@@ -198,4 +258,19 @@ typedef struct {
           (device, link, counter, value), false)                                                 \
   NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3,                                               \
           (nvmlDevice_t device, unsigned int* count, nvmlProcessInfo_t* infos),                  \
-          (device, count, infos), false)
+          (device, count, infos), false)                                                         \
+  NVML_FN(nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t device, unsigned long long* mj),    \
+          (device, mj), false)                                                                   \
+  NVML_FN(nvmlDeviceGetPcieThroughput, (nvmlDevice_t device, int counter, unsigned int* kbps),   \
+          (device, counter, kbps), false)                                                        \
+  NVML_FN(nvmlDeviceGetProcessUtilization,                                                       \
+          (nvmlDevice_t device, nvmlProcessUtilizationSample_t* samples, unsigned int* count,    \
+           unsigned long long last_seen_us),                                                     \
+          (device, samples, count, last_seen_us), false)                                         \
+  NVML_FN(nvmlGpmQueryDeviceSupport, (nvmlDevice_t device, nvmlGpmSupport_t* support),           \
+          (device, support), false)                                                              \
+  NVML_FN(nvmlGpmSampleAlloc, (nvmlGpmSample_t* sample), (sample), false)                        \
+  NVML_FN(nvmlGpmSampleFree, (nvmlGpmSample_t sample), (sample), false)                          \
+  NVML_FN(nvmlGpmSampleGet, (nvmlDevice_t device, nvmlGpmSample_t sample), (device, sample),     \
+          false)                                                                                 \
+  NVML_FN(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t* metrics), (metrics), false)

@@ -79,10 +79,10 @@ void Sampler::SetRootPid(int pid) {
 
 void Sampler::MergeNotes() {
   for (const auto* notes : {&host_->notes(), &processes_->notes()}) {
-    for (const auto& [k, v] : *notes) meta_.notes.emplace(k, v);
+    for (const auto& [k, v] : *notes) meta_.notes[k] = v;
   }
   if (gpus_) {
-    for (const auto& [k, v] : gpus_->notes()) meta_.notes.emplace(k, v);
+    for (const auto& [k, v] : gpus_->notes()) meta_.notes[k] = v;
   }
 }
 

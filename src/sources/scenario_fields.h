@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/gpu_state.h"
+#include "sources/scenario_sampling.h"
 
 namespace gpuvet::scenario_internal {
 
@@ -107,6 +108,33 @@ inline constexpr NvLinkCounterField kNvLinkCounters[] = {
 inline constexpr char kNvLinkStateCall[] = "nvmlDeviceGetNvLinkState";
 inline constexpr char kNvLinkCounterCall[] = "nvmlDeviceGetNvLinkErrorCounter";
 inline constexpr char kProcessesCall[] = "nvmlDeviceGetComputeRunningProcesses_v3";
+
+// Sampling keys (ScenarioSampling): read only by the recording sampler.
+template <typename T>
+struct SamplingField {
+  const char* key;
+  Reading<T> ScenarioSampling::*member;
+  const char* call;
+};
+inline constexpr SamplingField<uint64_t> kSamplingUint64Fields[] = {
+    {"energy_mj", &ScenarioSampling::energy_mj, "nvmlDeviceGetTotalEnergyConsumption"},
+};
+inline constexpr SamplingField<int> kSamplingIntFields[] = {
+    {"pcie_tx_kbps", &ScenarioSampling::pcie_tx_kbps, "nvmlDeviceGetPcieThroughput"},
+    {"pcie_rx_kbps", &ScenarioSampling::pcie_rx_kbps, "nvmlDeviceGetPcieThroughput"},
+};
+inline constexpr char kGpmMetricsCall[] = "nvmlGpmMetricsGet";
+inline constexpr SamplingField<double> kSamplingDoubleFields[] = {
+    {"gpm_sm_active_pct", &ScenarioSampling::gpm_sm_active_pct, kGpmMetricsCall},
+    {"gpm_sm_occupancy_pct", &ScenarioSampling::gpm_sm_occupancy_pct, kGpmMetricsCall},
+    {"gpm_tensor_active_pct", &ScenarioSampling::gpm_tensor_active_pct, kGpmMetricsCall},
+    {"gpm_dram_bw_util_pct", &ScenarioSampling::gpm_dram_bw_util_pct, kGpmMetricsCall},
+    {"gpm_pcie_tx_bytes_per_s", &ScenarioSampling::gpm_pcie_tx_bytes_per_s, kGpmMetricsCall},
+    {"gpm_pcie_rx_bytes_per_s", &ScenarioSampling::gpm_pcie_rx_bytes_per_s, kGpmMetricsCall},
+    {"gpm_nvlink_tx_bytes_per_s", &ScenarioSampling::gpm_nvlink_tx_bytes_per_s, kGpmMetricsCall},
+    {"gpm_nvlink_rx_bytes_per_s", &ScenarioSampling::gpm_nvlink_rx_bytes_per_s, kGpmMetricsCall},
+};
+inline constexpr char kProcessUtilizationCall[] = "nvmlDeviceGetProcessUtilization";
 
 // True when `call` is the source of some Reading field (its errors are written on that field).
 // True when `call` is the source of some Reading field (its errors are written on that field).

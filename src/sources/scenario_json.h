@@ -11,6 +11,7 @@
 
 #include "core/gpu_state.h"
 #include "sources/nvml_api.h"
+#include "sources/scenario_sampling.h"
 #include "util/status.h"
 
 namespace gpuvet {
@@ -23,10 +24,21 @@ namespace gpuvet {
 //                 ("nvmlDeviceGetPowerUsage: UNKNOWN"), see ScenarioAnswerCode.
 // Identity strings (name, uuid, …) answer NOT_SUPPORTED when empty. `state.lost` makes every call
 // on this GPU answer GPU_IS_LOST. `state.failures` is not used.
+// One step of a GPU whose values change over time: every field, with per-sample arrays resolved.
+struct ScenarioGpuStep {
+  GpuState state;
+  ScenarioSampling sampling;
+};
+
 struct ScenarioGpu {
   GpuState state;
+  ScenarioSampling sampling;             // answers only the recording sampler asks for
   std::map<std::string, int> errors;     // NVML function name -> return code, overrides the value
   std::map<std::string, int> delays_ms;  // NVML function name -> delay before answering
+  // Per-sample arrays ("power_w": [350, 690.5]): step k holds element k of every array (the last
+  // element repeating) and the single value of every other field. Empty when nothing varies;
+  // `state` and `sampling` then hold the values, otherwise they hold step 0.
+  std::vector<ScenarioGpuStep> steps;
 };
 
 struct Scenario {
@@ -37,6 +49,9 @@ struct Scenario {
   std::vector<ScenarioGpu> gpus;      // device i is gpus[i]
   std::map<std::string, int> errors;  // system-level calls (nvmlInit_v2, nvmlDeviceGetCount_v2, …)
   std::map<std::string, int> delays_ms;  // system-level calls
+  // How long each step of the per-sample arrays lasts, counted from nvmlInit_v2
+  // (docs/nvml-scenario.md "Values over time").
+  int series_interval_ms = 1000;
 };
 
 // Parses a scenario. `origin` (a file name) prefixes every error. Malformed JSON gives

@@ -3,8 +3,10 @@
 // come from the shared tables in scenario_fields.h.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -23,10 +25,23 @@ using scenario_internal::kIntFields;
 using scenario_internal::kNvLinkCounterCall;
 using scenario_internal::kNvLinkCounters;
 using scenario_internal::kProcessesCall;
+using scenario_internal::kProcessUtilizationCall;
+using scenario_internal::kSamplingDoubleFields;
+using scenario_internal::kSamplingIntFields;
+using scenario_internal::kSamplingUint64Fields;
 using scenario_internal::kScenarioVersion;
 using scenario_internal::kStringFields;
 using scenario_internal::kUint64Fields;
 using scenario_internal::NvLinkCounterField;
+
+// Longest per-sample array: each step is a full copy of the GPU's answers.
+constexpr size_t kMaxSeriesLength = 4096;
+
+// A per-sample array, applied to every step once the whole GPU is parsed.
+struct Series {
+  size_t length = 0;
+  std::function<void(size_t step, ScenarioGpuStep& into)> set;
+};
 
 // Upper bound for delays_ms so a typo cannot park a test for days.
 constexpr int64_t kMaxDelayMs = 3600 * 1000;
@@ -53,7 +68,9 @@ class Parser {
   template <typename T>
   Status ReadingOf(const json& j, const std::string& ptr, const char* call, Reading<T>* out) const {
     if (j.is_array()) {
-      return Fail(ptr, "per-sample arrays are reserved for recordings and not supported yet");
+      return Fail(ptr,
+                  "per-sample arrays are allowed only for GPU fields (see "
+                  "docs/nvml-scenario.md \"Values over time\")");
     }
     if (j.is_string() && !std::is_same_v<T, std::string>) {
       Result<int> code = ErrorName(j, ptr);
@@ -131,6 +148,34 @@ class Parser {
   Status Gpu(const json& j, const std::string& ptr, int index, ScenarioGpu* out) const;
   Status NvLinks(const json& j, const std::string& ptr, GpuState* gpu) const;
   Status Processes(const json& j, const std::string& ptr, GpuState* gpu) const;
+  Status ProcessUtil(const json& j, const std::string& ptr, ScenarioSampling* out) const;
+
+  // Parses a field that may be a per-sample array: a scalar goes into `base->*member`; an array
+  // puts element 0 there and appends a Series. `one` parses one element into a Reading.
+  template <typename R, typename Owner, typename One>
+  Status MaybeSeries(const json& j, const std::string& ptr, R Owner::*member, Owner* base,
+                     Owner ScenarioGpuStep::*in_step, bool is_series, One one,
+                     std::vector<Series>* series) const {
+    if (!is_series) return one(j, ptr, &(base->*member));
+    if (j.empty()) return Fail(ptr, "empty per-sample array");
+    if (j.size() > kMaxSeriesLength) {
+      return Fail(ptr, fmt::format("per-sample array longer than {} steps", kMaxSeriesLength));
+    }
+    std::vector<R> values(j.size());
+    for (size_t i = 0; i < j.size(); ++i) {
+      if (j[i].is_array() && !std::is_same_v<R, Reading<std::vector<GpuProcess>>> &&
+          !std::is_same_v<R, Reading<std::vector<ScenarioProcessUtil>>>) {
+        return Fail(fmt::format("{}/{}", ptr, i), "nested arrays are not allowed");
+      }
+      if (Status st = one(j[i], fmt::format("{}/{}", ptr, i), &values[i]); !st.ok()) return st;
+    }
+    base->*member = values[0];
+    series->push_back(
+        Series{values.size(), [values, member, in_step](size_t k, ScenarioGpuStep& to) {
+                 (to.*in_step).*member = values[std::min(k, values.size() - 1)];
+               }});
+    return Status::Ok();
+  }
   Status Top(const json& j, Scenario* out) const;
 
  private:
@@ -229,36 +274,120 @@ Status Parser::Processes(const json& j, const std::string& ptr, GpuState* gpu) c
   return Status::Ok();
 }
 
+Status Parser::ProcessUtil(const json& j, const std::string& ptr, ScenarioSampling* out) const {
+  if (j.is_string()) {
+    Result<int> code = ErrorName(j, ptr);
+    if (!code.ok()) return code.status();
+    out->process_utilization =
+        Named<std::vector<ScenarioProcessUtil>>(*code, kProcessUtilizationCall);
+    return Status::Ok();
+  }
+  if (!j.is_array()) return Fail(ptr, "expected an array of {pid, sm_util_pct, mem_util_pct}");
+  std::vector<ScenarioProcessUtil> procs;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string p = fmt::format("{}/{}", ptr, i);
+    const json& e = j[i];
+    if (!e.is_object()) return Fail(p, "expected an object");
+    ScenarioProcessUtil u;
+    for (const auto& [key, value] : e.items()) {
+      if (key == "pid") {
+        if (!value.is_number_unsigned() || value.get<uint64_t>() > UINT32_MAX) {
+          return Fail(p + "/pid", "expected a process id");
+        }
+        u.pid = static_cast<uint32_t>(value.get<uint64_t>());
+      } else if (key == "sm_util_pct" || key == "mem_util_pct") {
+        std::optional<int> v = IntOf(value);
+        if (!v || *v < 0 || *v > 100) return Fail(p + "/" + key, "expected a percentage 0-100");
+        (key == "sm_util_pct" ? u.sm_util_pct : u.mem_util_pct) = *v;
+      } else {
+        return Fail(p + "/" + key, "unknown key");
+      }
+    }
+    if (!e.contains("pid")) return Fail(p, "missing \"pid\"");
+    procs.push_back(u);
+  }
+  out->process_utilization = Reading<std::vector<ScenarioProcessUtil>>::Of(std::move(procs));
+  return Status::Ok();
+}
+
+// A process list is an array of objects; a per-sample array of lists has arrays or error names.
+bool IsListSeries(const nlohmann::json& j) {
+  return j.is_array() && !j.empty() && !j[0].is_object();
+}
+
 Status Parser::Gpu(const json& j, const std::string& ptr, int index, ScenarioGpu* out) const {
   if (!j.is_object()) return Fail(ptr, "expected an object");
   GpuState& gpu = out->state;
   gpu.index = index;
+  std::vector<Series> series;
   for (const auto& [key, value] : j.items()) {
     const std::string kp = ptr + "/" + key;
     if (!key.empty() && key[0] == '_') continue;  // comment
     Status s;
     bool known = true;
-    auto try_fields = [&](const auto& table) {
+    auto try_fields = [&](const auto& table, auto* base, auto in_step) {
       for (const auto& f : table) {
         if (key == f.key) {
-          s = ReadingOf(value, kp, f.call, &(gpu.*f.member));
+          const char* call = f.call;
+          s = MaybeSeries(
+              value, kp, f.member, base, in_step, value.is_array(),
+              [&, call](const json& e, const std::string& p, auto* r) {
+                return ReadingOf(e, p, call, r);
+              },
+              &series);
           return true;
         }
       }
       return false;
     };
-    if (try_fields(kIntFields) || try_fields(kUint64Fields) || try_fields(kBoolFields) ||
-        try_fields(kDoubleFields)) {
+    ScenarioSampling* sampling = &out->sampling;
+    auto st = &ScenarioGpuStep::state;
+    auto sa = &ScenarioGpuStep::sampling;
+    if (try_fields(kIntFields, &gpu, st) || try_fields(kUint64Fields, &gpu, st) ||
+        try_fields(kBoolFields, &gpu, st) || try_fields(kDoubleFields, &gpu, st) ||
+        try_fields(kSamplingUint64Fields, sampling, sa) ||
+        try_fields(kSamplingIntFields, sampling, sa) ||
+        try_fields(kSamplingDoubleFields, sampling, sa)) {
     } else if (key == "index") {
       if (IntOf(value) != index)
         return Fail(kp, fmt::format("expected {} (the array position)", index));
     } else if (key == "lost") {
-      if (!value.is_boolean()) return Fail(kp, "expected true/false");
-      gpu.lost = value.get<bool>();
+      // true/false, or per-sample [false, false, true] for a GPU that falls off the bus.
+      std::vector<bool> lost;
+      for (const json& e : value.is_array() ? value : json::array({value})) {
+        if (!e.is_boolean()) return Fail(kp, "expected true/false or an array of them");
+        lost.push_back(e.get<bool>());
+      }
+      if (lost.empty()) return Fail(kp, "empty per-sample array");
+      gpu.lost = lost[0];
+      if (value.is_array()) {
+        series.push_back(Series{lost.size(), [lost](size_t k, ScenarioGpuStep& to) {
+                                  to.state.lost = lost[std::min(k, lost.size() - 1)];
+                                }});
+      }
     } else if (key == "nvlinks") {
       s = NvLinks(value, kp, &gpu);
     } else if (key == "compute_processes") {
-      s = Processes(value, kp, &gpu);
+      s = MaybeSeries(
+          value, kp, &GpuState::compute_processes, &gpu, st, IsListSeries(value),
+          [this](const json& e, const std::string& p, Reading<std::vector<GpuProcess>>* r) {
+            GpuState tmp;
+            Status ps = Processes(e, p, &tmp);
+            *r = std::move(tmp.compute_processes);
+            return ps;
+          },
+          &series);
+    } else if (key == "process_utilization") {
+      s = MaybeSeries(
+          value, kp, &ScenarioSampling::process_utilization, sampling, sa, IsListSeries(value),
+          [this](const json& e, const std::string& p,
+                 Reading<std::vector<ScenarioProcessUtil>>* r) {
+            ScenarioSampling tmp;
+            Status ps = ProcessUtil(e, p, &tmp);
+            *r = std::move(tmp.process_utilization);
+            return ps;
+          },
+          &series);
     } else if (key == "errors") {
       s = ErrorMap(value, kp, &out->errors);
     } else if (key == "delays_ms") {
@@ -280,6 +409,14 @@ Status Parser::Gpu(const json& j, const std::string& ptr, int index, ScenarioGpu
     }
     if (!known) return Fail(kp, "unknown key (see docs/nvml-scenario.md)");
     if (!s.ok()) return s;
+  }
+  if (!series.empty()) {
+    size_t steps = 0;
+    for (const Series& x : series) steps = std::max(steps, x.length);
+    out->steps.assign(steps, ScenarioGpuStep{out->state, out->sampling});
+    for (const Series& x : series) {
+      for (size_t k = 0; k < steps; ++k) x.set(k, out->steps[k]);
+    }
   }
   return Status::Ok();
 }
@@ -318,6 +455,12 @@ Status Parser::Top(const json& j, Scenario* out) const {
       s = ErrorMap(value, kp, &out->errors);
     } else if (key == "delays_ms") {
       s = DelayMap(value, kp, &out->delays_ms);
+    } else if (key == "series_interval_ms") {
+      std::optional<int> ms = IntOf(value);
+      if (!ms || *ms < 1 || *ms > kMaxDelayMs) {
+        return Fail(kp, fmt::format("expected milliseconds from 1 to {}", kMaxDelayMs));
+      }
+      out->series_interval_ms = *ms;
     } else {
       return Fail(kp, "unknown key (see docs/nvml-scenario.md)");
     }

@@ -190,7 +190,16 @@ TEST(ScenarioJson, RejectsBadInputPrecisely) {
       {R"({"gpus": [{"temprature_c": 4}]})", "/gpus/0/temprature_c: unknown key"},
       {R"({"gpus": [{"memory_total_bytes": -1}]})", "/gpus/0/memory_total_bytes: expected a non"},
       {R"({"gpus": [{"minor_number": 4294967296}]})", "/gpus/0/minor_number: expected a 32-bit"},
-      {R"({"gpus": [{"power_w": [1, 2]}]})", "/gpus/0/power_w: per-sample arrays are reserved"},
+      {R"({"gpus": [{"power_w": []}]})", "/gpus/0/power_w: empty per-sample array"},
+      {R"({"gpus": [{"power_w": [1, [2]]}]})", "/gpus/0/power_w/1: nested arrays"},
+      {R"({"gpus": [{"power_w": [1, true]}]})", "/gpus/0/power_w/1: expected a number"},
+      {R"({"gpus": [{"lost": [false, 1]}]})", "/gpus/0/lost: expected true/false"},
+      {R"({"gpus": [{"compute_processes": [[], [{"pid": "x"}]]}]})",
+       "/gpus/0/compute_processes/1/0/pid"},
+      {R"({"gpus": [{"process_utilization": [{"pid": 1, "sm_util_pct": 101}]}]})",
+       "/gpus/0/process_utilization/0/sm_util_pct: expected a percentage"},
+      {R"({"driver_version": ["1", "2"]})", "/driver_version: per-sample arrays are allowed only"},
+      {R"({"series_interval_ms": 0})", "/series_interval_ms: expected milliseconds"},
       {R"({"gpus": [{"index": 3}]})", "/gpus/0/index: expected 0"},
       {R"({"gpus": [{"errors": {"nvmlDeviceGetName": "BROKEN"}}]})",
        "/gpus/0/errors/nvmlDeviceGetName: unknown NVML error name \"BROKEN\""},
@@ -212,6 +221,41 @@ TEST(ScenarioJson, RejectsBadInputPrecisely) {
     EXPECT_NE(s.status().message().find(c.expected), std::string::npos)
         << c.json << "\n  got: " << s.status().message();
   }
+}
+
+// Per-sample arrays become steps: element k of every array, the last one repeating, and the
+// single value of every other field; step 0 is also the base state.
+TEST(ScenarioJson, PerSampleArraysBecomeSteps) {
+  Result<Scenario> s = ParseScenario(R"({"series_interval_ms": 250, "gpus": [
+    {"name": "A", "power_w": [100, 200.5, "UNKNOWN"], "temperature_c": 40,
+     "energy_mj": [5, 6], "lost": [false, false, false, true],
+     "compute_processes": [[{"pid": 1, "used_memory_bytes": 10}], "NOT_SUPPORTED"],
+     "process_utilization": [{"pid": 1, "sm_util_pct": 50}]},
+    {"name": "B", "power_w": 7}]})",
+                                     "series.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->series_interval_ms, 250);
+  const ScenarioGpu& a = s->gpus[0];
+  ASSERT_EQ(a.steps.size(), 4u);
+  EXPECT_EQ(*a.state.power_w, 100.0);
+  EXPECT_EQ(*a.steps[1].state.power_w, 200.5);
+  EXPECT_TRUE(a.steps[2].state.power_w.error());
+  EXPECT_TRUE(a.steps[3].state.power_w.error());  // the last element repeats
+  EXPECT_EQ(*a.steps[3].state.temperature_c, 40);
+  EXPECT_EQ(*a.steps[0].sampling.energy_mj, 5u);
+  EXPECT_EQ(*a.steps[3].sampling.energy_mj, 6u);
+  EXPECT_FALSE(a.steps[2].state.lost);
+  EXPECT_TRUE(a.steps[3].state.lost);
+  EXPECT_EQ(a.steps[0].state.compute_processes->size(), 1u);
+  EXPECT_TRUE(a.steps[1].state.compute_processes.unsupported());
+  EXPECT_EQ(a.steps[3].sampling.process_utilization->at(0).sm_util_pct, 50);
+  EXPECT_TRUE(s->gpus[1].steps.empty());
+  // The writer writes step 0 and the sampling keys, and reads back.
+  Result<Scenario> back = ParseScenario(WriteScenario(*s), "back.json");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(*back->gpus[0].state.power_w, 100.0);
+  EXPECT_EQ(*back->gpus[0].sampling.energy_mj, 5u);
+  EXPECT_EQ(back->series_interval_ms, 250);
 }
 
 TEST(ScenarioJson, DeepNestingDoesNotCrash) {

@@ -124,6 +124,9 @@ std::string WriteScenario(const Scenario& s) {
   PutReading(top, "cuda_driver_version", s.cuda_driver_version);
   if (!s.errors.empty()) top["errors"] = CodeMap(s.errors);
   if (!s.delays_ms.empty()) top["delays_ms"] = s.delays_ms;
+  if (s.series_interval_ms != Scenario{}.series_interval_ms) {
+    top["series_interval_ms"] = s.series_interval_ms;
+  }
   json gpus = json::array();
   for (const ScenarioGpu& sg : s.gpus) {
     const GpuState& gpu = sg.state;
@@ -136,6 +139,26 @@ std::string WriteScenario(const Scenario& s) {
     for (const auto& f : kUint64Fields) PutReading(g, f.key, gpu.*f.member);
     for (const auto& f : kBoolFields) PutReading(g, f.key, gpu.*f.member);
     for (const auto& f : kDoubleFields) PutReading(g, f.key, gpu.*f.member);
+    // Sampling keys (step 0 of any per-sample array: arrays are not written back).
+    for (const auto& f : scenario_internal::kSamplingUint64Fields) {
+      PutReading(g, f.key, sg.sampling.*f.member);
+    }
+    for (const auto& f : scenario_internal::kSamplingIntFields) {
+      PutReading(g, f.key, sg.sampling.*f.member);
+    }
+    for (const auto& f : scenario_internal::kSamplingDoubleFields) {
+      PutReading(g, f.key, sg.sampling.*f.member);
+    }
+    if (const auto& pu = sg.sampling.process_utilization; pu.has()) {
+      json procs = json::array();
+      for (const ScenarioProcessUtil& p : *pu) {
+        procs.push_back(
+            {{"pid", p.pid}, {"sm_util_pct", p.sm_util_pct}, {"mem_util_pct", p.mem_util_pct}});
+      }
+      g["process_utilization"] = std::move(procs);
+    } else if (pu.unsupported() || pu.error()) {
+      g["process_utilization"] = std::string(NvmlErrorName(ScenarioAnswerCode(pu)));
+    }
     if (!gpu.nvlinks.empty()) {
       json links = json::array();
       for (const NvLinkState& l : gpu.nvlinks) {

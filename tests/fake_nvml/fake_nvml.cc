@@ -3,7 +3,9 @@
 // from NVML_API_FUNCTIONS: a shared prologue (initialised? valid handle? delays_ms, lost, errors)
 // then a hand-written body per function below. As a C library it must keep global state; it is
 // one leaked object, and loaded scenarios are never freed because a "hung" call may still be
-// sleeping with pointers into an old one.
+// sleeping with pointers into an old one. Per-sample arrays advance with time since nvmlInit_v2
+// (or with the step number in $GPUVET_FAKE_NVML_STEP_FILE), see docs/nvml-scenario.md.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -26,8 +29,12 @@ using gpuvet::Reading;
 using gpuvet::Scenario;
 using gpuvet::ScenarioAnswerCode;
 using gpuvet::ScenarioGpu;
+using gpuvet::ScenarioGpuStep;
+using gpuvet::ScenarioSampling;
 
 constexpr char kScenarioEnv[] = "GPUVET_FAKE_NVML_SCENARIO";
+// A file holding the step number of the per-sample arrays, for tests that need exact steps.
+constexpr char kStepFileEnv[] = "GPUVET_FAKE_NVML_STEP_FILE";
 // Most GPU instances one MIG-capable GPU can hold (A100/H100: 7 slices).
 constexpr unsigned kMaxMigDevices = 7;
 
@@ -42,12 +49,20 @@ struct Loaded {
   Scenario scenario;
   std::vector<std::unique_ptr<FakeDevice>> devices;            // one per GPU
   std::vector<std::vector<std::unique_ptr<FakeDevice>>> migs;  // per GPU
+  std::chrono::steady_clock::time_point init_time;             // step 0 of per-sample arrays
+};
+
+// What an nvmlGpmSample_t points to: the GPU and the answers of the step it was taken at.
+struct FakeGpmSample {
+  const ScenarioGpu* gpu = nullptr;  // null until nvmlGpmSampleGet
+  const ScenarioSampling* sampling = nullptr;
 };
 
 struct FakeState {
   std::mutex mu;
   std::vector<std::unique_ptr<Loaded>> all;  // every scenario ever loaded (see file comment)
   const Loaded* current = nullptr;           // null: not initialised
+  std::set<FakeGpmSample*> gpm_samples;      // allocated and not yet freed
 };
 
 FakeState& State() {
@@ -60,6 +75,8 @@ struct Ctx {
   const Loaded* loaded = nullptr;
   const FakeDevice* device = nullptr;
   const ScenarioGpu* gpu = nullptr;
+  const GpuState* state = nullptr;  // the GPU's answers at the current step
+  const ScenarioSampling* sampling = nullptr;
 };
 
 // Marks "prologue found nothing to answer, run the body".
@@ -88,6 +105,7 @@ int LoadScenarioFromEnv() {
     }
     loaded->migs.push_back(std::move(migs));
   }
+  loaded->init_time = std::chrono::steady_clock::now();
   FakeState& state = State();
   std::lock_guard<std::mutex> lock(state.mu);
   state.all.push_back(std::move(loaded));
@@ -105,13 +123,31 @@ nvmlDevice_t DeviceArg(A...) {
   return nullptr;
 }
 
+// The step of `gpu`'s per-sample arrays now: from the step file when set, else time since init
+// over series_interval_ms; clamped to the last step.
+const ScenarioGpuStep* StepOf(const Loaded& loaded, const ScenarioGpu& gpu) {
+  if (gpu.steps.empty()) return nullptr;
+  long long step = 0;
+  if (const char* file = std::getenv(kStepFileEnv); file != nullptr && file[0] != '\0') {
+    gpuvet::Result<std::string> text = gpuvet::ReadFile(file, 64);
+    step = text.ok() ? std::atoll(text->c_str()) : 0;
+  } else {
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - loaded.init_time);
+    step = elapsed.count() / loaded.scenario.series_interval_ms;
+  }
+  const long long last = static_cast<long long>(gpu.steps.size()) - 1;
+  return &gpu.steps[static_cast<size_t>(std::clamp(step, 0LL, last))];
+}
+
 // delays_ms, lost, errors for one GPU (or the system when gpu is null).
-int ApplyOverrides(const Loaded& loaded, const ScenarioGpu* gpu, const char* name) {
+int ApplyOverrides(const Loaded& loaded, const ScenarioGpu* gpu, const GpuState* state,
+                   const char* name) {
   const auto& delays = gpu != nullptr ? gpu->delays_ms : loaded.scenario.delays_ms;
   if (auto it = delays.find(name); it != delays.end()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(it->second));
   }
-  if (gpu != nullptr && gpu->state.lost) return NVML_ERROR_GPU_IS_LOST;
+  if (state != nullptr && state->lost) return NVML_ERROR_GPU_IS_LOST;
   const auto& errors = gpu != nullptr ? gpu->errors : loaded.scenario.errors;
   if (auto it = errors.find(name); it != errors.end()) return it->second;
   return kContinue;
@@ -138,8 +174,13 @@ int Prologue(const char* name, nvmlDevice_t handle, Ctx* ctx) {
     if (!valid) return NVML_ERROR_INVALID_ARGUMENT;
     ctx->device = device;
     ctx->gpu = device->gpu;
+    const ScenarioGpuStep* step = StepOf(*ctx->loaded, *ctx->gpu);
+    ctx->state = step != nullptr ? &step->state : &ctx->gpu->state;
+    ctx->sampling = step != nullptr ? &step->sampling : &ctx->gpu->sampling;
   }
-  if (int code = ApplyOverrides(*ctx->loaded, ctx->gpu, name); code != kContinue) return code;
+  if (int code = ApplyOverrides(*ctx->loaded, ctx->gpu, ctx->state, name); code != kContinue) {
+    return code;
+  }
   // MIG devices answer nothing but their existence.
   if (ctx->device != nullptr && ctx->device->mig_index >= 0) return NVML_ERROR_NOT_SUPPORTED;
   return kContinue;
@@ -183,7 +224,8 @@ int AnswerMilliwatts(const Reading<double>& w, unsigned* mw) {
   return NVML_SUCCESS;
 }
 
-const GpuState& G(const Ctx& c) { return c.gpu->state; }
+const GpuState& G(const Ctx& c) { return *c.state; }
+const ScenarioSampling& S(const Ctx& c) { return *c.sampling; }
 
 // ---- bodies, one per NVML_API_FUNCTIONS entry ----
 
@@ -496,6 +538,173 @@ int Body_nvmlDeviceGetComputeRunningProcesses_v3(const Ctx& c, nvmlDevice_t, uns
     infos[i] = nvmlProcessInfo_t{r.value[i].pid, r.value[i].used_memory_bytes, 0, 0};
   }
   *count = n;
+  return NVML_SUCCESS;
+}
+
+// ---- sampling calls (gpuvet record / watch) ----
+
+int Body_nvmlDeviceGetTotalEnergyConsumption(const Ctx& c, nvmlDevice_t, unsigned long long* mj) {
+  return Answer(S(c).energy_mj, mj);
+}
+
+int Body_nvmlDeviceGetPcieThroughput(const Ctx& c, nvmlDevice_t, int counter, unsigned* kbps) {
+  if (counter == NVML_PCIE_UTIL_TX_BYTES) return Answer(S(c).pcie_tx_kbps, kbps);
+  if (counter == NVML_PCIE_UTIL_RX_BYTES) return Answer(S(c).pcie_rx_kbps, kbps);
+  return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+// Count protocol like the process list; an empty list answers NOT_FOUND (no samples in the
+// window), as NVML does. Every answer carries the current time as its timestamp.
+int Body_nvmlDeviceGetProcessUtilization(const Ctx& c, nvmlDevice_t,
+                                         nvmlProcessUtilizationSample_t* samples, unsigned* count,
+                                         unsigned long long /*last_seen_us*/) {
+  const auto& r = S(c).process_utilization;
+  if (int code = ScenarioAnswerCode(r); code != NVML_SUCCESS) return code;
+  if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  const unsigned n = static_cast<unsigned>(r.value.size());
+  if (n == 0) return NVML_ERROR_NOT_FOUND;
+  if (samples == nullptr || *count < n) {
+    *count = n;
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  const auto now_us =
+      static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+  for (unsigned i = 0; i < n; ++i) {
+    samples[i] = nvmlProcessUtilizationSample_t{r.value[i].pid,
+                                                now_us,
+                                                static_cast<unsigned>(r.value[i].sm_util_pct),
+                                                static_cast<unsigned>(r.value[i].mem_util_pct),
+                                                0,
+                                                0};
+  }
+  *count = n;
+  return NVML_SUCCESS;
+}
+
+// A GPU offers GPM when its scenario lists any gpm_* key (in any step).
+bool HasGpm(const ScenarioGpu& gpu) {
+  auto any = [](const ScenarioSampling& s) {
+    for (const auto* r :
+         {&s.gpm_sm_active_pct, &s.gpm_sm_occupancy_pct, &s.gpm_tensor_active_pct,
+          &s.gpm_dram_bw_util_pct, &s.gpm_pcie_tx_bytes_per_s, &s.gpm_pcie_rx_bytes_per_s,
+          &s.gpm_nvlink_tx_bytes_per_s, &s.gpm_nvlink_rx_bytes_per_s}) {
+      if (r->state != Reading<double>::State::kAbsent) return true;
+    }
+    return false;
+  };
+  if (any(gpu.sampling)) return true;
+  for (const ScenarioGpuStep& step : gpu.steps) {
+    if (any(step.sampling)) return true;
+  }
+  return false;
+}
+
+int Body_nvmlGpmQueryDeviceSupport(const Ctx& c, nvmlDevice_t, nvmlGpmSupport_t* support) {
+  if (support == nullptr || support->version != NVML_GPM_SUPPORT_VERSION) {
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  support->isSupportedDevice = HasGpm(*c.gpu) ? 1 : 0;
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlGpmSampleAlloc(const Ctx&, nvmlGpmSample_t* sample) {
+  if (sample == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  auto* s = new FakeGpmSample();
+  FakeState& state = State();
+  std::lock_guard<std::mutex> lock(state.mu);
+  state.gpm_samples.insert(s);
+  *sample = reinterpret_cast<nvmlGpmSample_t>(s);
+  return NVML_SUCCESS;
+}
+
+// The live sample behind a handle, or null.
+FakeGpmSample* LiveGpmSample(nvmlGpmSample_t sample) {
+  auto* s = reinterpret_cast<FakeGpmSample*>(sample);
+  FakeState& state = State();
+  std::lock_guard<std::mutex> lock(state.mu);
+  return state.gpm_samples.count(s) ? s : nullptr;
+}
+
+int Body_nvmlGpmSampleFree(const Ctx&, nvmlGpmSample_t sample) {
+  auto* s = reinterpret_cast<FakeGpmSample*>(sample);
+  FakeState& state = State();
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (state.gpm_samples.erase(s) == 0) return NVML_ERROR_INVALID_ARGUMENT;
+  delete s;
+  return NVML_SUCCESS;
+}
+
+int Body_nvmlGpmSampleGet(const Ctx& c, nvmlDevice_t, nvmlGpmSample_t sample) {
+  FakeGpmSample* s = LiveGpmSample(sample);
+  if (s == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (!HasGpm(*c.gpu)) return NVML_ERROR_NOT_SUPPORTED;
+  s->gpu = c.gpu;
+  s->sampling = c.sampling;
+  return NVML_SUCCESS;
+}
+
+// Answers each metric from the step of the second sample (NVML averages between the two; the
+// scenario gives that average directly). PCIe and NVLink are answered in MiB/s, as NVML does.
+int Body_nvmlGpmMetricsGet(const Ctx& c, nvmlGpmMetricsGet_t* m) {
+  if (m == nullptr || m->version != NVML_GPM_METRICS_GET_VERSION ||
+      m->numMetrics > NVML_GPM_METRIC_MAX) {
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  const FakeGpmSample* a = LiveGpmSample(m->sample1);
+  const FakeGpmSample* b = LiveGpmSample(m->sample2);
+  if (a == nullptr || b == nullptr || a->gpu == nullptr || b->gpu != a->gpu) {
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  const GpuState* state = &b->gpu->state;
+  for (const ScenarioGpuStep& step : b->gpu->steps) {
+    if (&step.sampling == b->sampling) state = &step.state;
+  }
+  if (int code = ApplyOverrides(*c.loaded, b->gpu, state, "nvmlGpmMetricsGet"); code != kContinue) {
+    return code;
+  }
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const ScenarioSampling& s = *b->sampling;
+  for (unsigned i = 0; i < m->numMetrics; ++i) {
+    nvmlGpmMetric_t& metric = m->metrics[i];
+    const Reading<double>* r = nullptr;
+    double scale = 1.0;
+    switch (metric.metricId) {
+      case NVML_GPM_METRIC_SM_UTIL:
+        r = &s.gpm_sm_active_pct;
+        break;
+      case NVML_GPM_METRIC_SM_OCCUPANCY:
+        r = &s.gpm_sm_occupancy_pct;
+        break;
+      case NVML_GPM_METRIC_ANY_TENSOR_UTIL:
+        r = &s.gpm_tensor_active_pct;
+        break;
+      case NVML_GPM_METRIC_DRAM_BW_UTIL:
+        r = &s.gpm_dram_bw_util_pct;
+        break;
+      case NVML_GPM_METRIC_PCIE_TX_PER_SEC:
+        r = &s.gpm_pcie_tx_bytes_per_s;
+        scale = kMiB;
+        break;
+      case NVML_GPM_METRIC_PCIE_RX_PER_SEC:
+        r = &s.gpm_pcie_rx_bytes_per_s;
+        scale = kMiB;
+        break;
+      case NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC:
+        r = &s.gpm_nvlink_tx_bytes_per_s;
+        scale = kMiB;
+        break;
+      case NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC:
+        r = &s.gpm_nvlink_rx_bytes_per_s;
+        scale = kMiB;
+        break;
+      default:
+        break;
+    }
+    metric.nvmlReturn = r == nullptr ? NVML_ERROR_NOT_SUPPORTED : ScenarioAnswerCode(*r);
+    metric.value = r != nullptr && r->has() ? r->value / scale : 0.0;
+  }
   return NVML_SUCCESS;
 }
 
