@@ -1,7 +1,7 @@
-// Process-tree sampler. One scan of /proc/[0-9]*/stat per sample finds the tree (the kernel's
-// per-task "children" files would miss children of threads that exited); each member is then read
-// in detail. State between samples is keyed by pid and checked against the start time, so a
-// recycled pid is a new process.
+// Process-tree sampler. The tree comes from the kernel's per-task "children" files, walked down
+// from the root (a scan of every /proc/PID/stat for its ppid where the kernel lacks them); each
+// member is then read in detail. State between samples is keyed by pid and checked against the
+// start time, so a recycled pid is a new process.
 #include "sources/process_sampler.h"
 
 #include <dirent.h>
@@ -63,48 +63,121 @@ void ProcessSampler::SetRoot(int pid) {
   Take(0, &ignored);  // baseline
 }
 
-std::vector<PidStat> ProcessSampler::ReadTree() {
+std::optional<std::vector<int>> ProcessSampler::ChildrenOf(int pid) {
+  const std::string task_dir = proc_dir_ + std::to_string(pid) + "/task/";
+  std::vector<int> tids;
+  if (!ListNumeric(task_dir, &tids)) return std::nullopt;
+  std::vector<int> children;
+  for (int tid : tids) {
+    Result<std::string> text = ReadFile(task_dir + std::to_string(tid) + "/children", 1 << 20);
+    if (!text.ok()) {
+      // No such file at all: a kernel without CONFIG_PROC_CHILDREN. A thread that just exited
+      // has lost its directory too, so only the first thread decides.
+      if (tid == tids.front() && text.status().code() == StatusCode::kNotFound &&
+          PathExists(task_dir + std::to_string(tid))) {
+        return std::nullopt;
+      }
+      continue;
+    }
+    for (std::string_view w : SplitWhitespace(*text)) {
+      if (std::optional<int64_t> c = ParseInt(w); c && *c > 0 && *c <= INT32_MAX) {
+        children.push_back(static_cast<int>(*c));
+      }
+    }
+  }
+  return children;
+}
+
+std::vector<int> ProcessSampler::TreeByChildren() {
+  std::vector<int> tree{root_};
+  for (size_t at = 0; at < tree.size(); ++at) {
+    std::optional<std::vector<int>> children = ChildrenOf(tree[at]);
+    if (!children) {
+      if (at == 0 && PathExists(proc_dir_ + std::to_string(root_))) return {};  // no support
+      continue;                                                                 // exited meanwhile
+    }
+    for (int c : *children) {
+      if (tree.size() >= kMaxTreeProcesses) {
+        Note("sampler.process.cap", "tree larger than " + std::to_string(kMaxTreeProcesses) +
+                                        " processes; the rest are not followed");
+        return tree;
+      }
+      if (std::find(tree.begin(), tree.end(), c) == tree.end()) tree.push_back(c);
+    }
+  }
+  return tree;
+}
+
+std::vector<int> ProcessSampler::TreeByScan() {
   std::vector<int> pids;
   if (!ListNumeric(proc_dir_, &pids)) {
     Note("sampler.process", "cannot list " + proc_dir_ + ": " + std::strerror(errno));
     return {};
   }
-  std::vector<PidStat> all;
-  all.reserve(pids.size());
-  std::optional<size_t> root_at;
+  std::multimap<int, int> children;  // ppid -> pid
   for (int pid : pids) {
     Result<std::string> text = ReadFile(proc_dir_ + std::to_string(pid) + "/stat", 4096);
     if (!text.ok()) continue;  // exited since the listing
-    Result<PidStat> st = ParsePidStat(*text);
-    if (!st.ok()) {
-      if (pid == root_)
-        Note("sampler.process",
-             proc_dir_ + std::to_string(pid) + "/stat: " + st.status().message());
-      continue;
+    // Only the ppid is needed here: the word after the state, after the last ')'.
+    const size_t close = text->rfind(')');
+    if (close == std::string::npos) continue;
+    std::string_view rest = std::string_view(*text).substr(close + 1);
+    std::vector<std::string_view> w =
+        SplitWhitespace(rest.substr(0, std::min<size_t>(rest.size(), 32)));
+    if (w.size() < 2) continue;
+    if (std::optional<int64_t> ppid = ParseInt(w[1]); ppid && *ppid != pid) {
+      children.emplace(static_cast<int>(*ppid), pid);
     }
-    if (pid == root_) root_at = all.size();
-    all.push_back(std::move(st).value());
   }
-  if (!root_at) {
-    Note("sampler.process", "root process " + std::to_string(root_) + " is gone");
-    return {};
-  }
-  std::multimap<int, size_t> children;  // ppid -> index in all
-  for (size_t i = 0; i < all.size(); ++i) children.emplace(all[i].ppid, i);
-  std::vector<PidStat> tree{all[*root_at]};
+  std::vector<int> tree{root_};
   for (size_t at = 0; at < tree.size(); ++at) {
-    auto [b, e] = children.equal_range(tree[at].pid);
+    auto [b, e] = children.equal_range(tree[at]);
     for (auto it = b; it != e; ++it) {
-      if (all[it->second].pid == root_) continue;  // pid 0's children include 1 and 2
       if (tree.size() >= kMaxTreeProcesses) {
         Note("sampler.process.cap", "tree larger than " + std::to_string(kMaxTreeProcesses) +
                                         " processes; the rest are not followed");
-        break;
+        return tree;
       }
-      tree.push_back(all[it->second]);
+      tree.push_back(it->second);
     }
   }
-  std::sort(tree.begin() + 1, tree.end(),
+  return tree;
+}
+
+std::vector<PidStat> ProcessSampler::ReadTree() {
+  // The kernel's per-task children lists (CONFIG_PROC_CHILDREN) cost a few reads per process of
+  // the tree; without them, every process on the host is read for its ppid.
+  std::vector<int> pids = use_children_ ? TreeByChildren() : std::vector<int>{};
+  if (pids.empty()) {
+    if (use_children_ && !PathExists(proc_dir_ + std::to_string(root_))) {
+      Note("sampler.process", "root process " + std::to_string(root_) + " is gone");
+      return {};
+    }
+    use_children_ = false;
+    pids = TreeByScan();
+  }
+  std::vector<PidStat> tree;
+  for (int pid : pids) {
+    Result<std::string> text = ReadFile(proc_dir_ + std::to_string(pid) + "/stat", 4096);
+    if (!text.ok()) {
+      if (pid == root_) {
+        Note("sampler.process", "root process " + std::to_string(root_) + " is gone");
+        return {};
+      }
+      continue;  // exited meanwhile
+    }
+    Result<PidStat> st = ParsePidStat(*text);
+    if (!st.ok()) {
+      if (pid == root_) {
+        Note("sampler.process",
+             proc_dir_ + std::to_string(pid) + "/stat: " + st.status().message());
+        return {};
+      }
+      continue;
+    }
+    tree.push_back(std::move(st).value());
+  }
+  std::sort(tree.begin() + (tree.empty() ? 0 : 1), tree.end(),
             [](const PidStat& a, const PidStat& b) { return a.pid < b.pid; });
   return tree;
 }

@@ -54,8 +54,14 @@ class ProcessSampler {
     bool fds_resolved = false;  // fds carry readlink targets
   };
 
-  // pid -> stat of every process in the tree of root_ (root first).
+  // The stat of every process in the tree of root_ (root first, then by pid).
   std::vector<PidStat> ReadTree();
+  // Pids of the tree from the children files; empty when the kernel has none.
+  std::vector<int> TreeByChildren();
+  // Pids of the tree from every process's ppid.
+  std::vector<int> TreeByScan();
+  // Children of every thread of `pid`; nullopt when the process or the files are missing.
+  std::optional<std::vector<int>> ChildrenOf(int pid);
   ProcessSample ReadProcess(const PidStat& st, double interval_s, const Prev* prev, Prev* next);
   void ReadThreads(const PidStat& st, double interval_s, const Prev* prev, Prev* next,
                    ProcessSample* out);
@@ -68,6 +74,7 @@ class ProcessSampler {
   double ticks_per_s_ = 100;
   uint64_t page_bytes_ = 4096;
   int root_ = 0;
+  bool use_children_ = true;  // false once the kernel proved to lack task/TID/children
   std::map<int, Prev> prev_;  // by pid
   std::optional<std::string> throttle_file_;
   std::optional<CgroupThrottle> prev_throttle_;

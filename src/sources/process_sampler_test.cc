@@ -120,6 +120,31 @@ TEST(ProcessSamplerTest, TreeRatesBetweenTwoReads) {
   EXPECT_DOUBLE_EQ(*w.cgroup_nr_throttled_per_s, 5.0);
 }
 
+// With the kernel's children files the tree follows them, not a scan of every process.
+TEST(ProcessSamplerTest, TreeFromChildrenFiles) {
+  TempTree t("process_sampler_children");
+  t.Write("proc/100/stat", StatLine(100, "trainer", 1, 10, 0, 2, 5000, 1));
+  t.Write("proc/100/task/100/stat", StatLine(100, "trainer", 1, 10, 0, 2, 5000, 1));
+  t.Write("proc/100/task/100/children", "101 ");
+  t.Write("proc/100/task/105/stat", StatLine(105, "loader", 1, 0, 0, 2, 5000, 1));
+  t.Write("proc/100/task/105/children", "103 ");  // forked from a non-main thread
+  t.Write("proc/101/stat", StatLine(101, "worker", 100, 0, 0, 1, 5000, 1));
+  t.Write("proc/101/task/101/children", "");
+  t.Write("proc/103/stat", StatLine(103, "decoder", 105, 0, 0, 1, 5000, 1));
+  t.Write("proc/103/task/103/children", "");
+  // Claims 100 as its parent but is in no children list: not followed in this mode.
+  t.Write("proc/104/stat", StatLine(104, "stray", 100, 0, 0, 1, 5000, 1));
+  t.Write("proc/104/task/104/children", "");
+  ProcessSampler sampler{HostPaths(t.root())};
+  sampler.SetRoot(100);
+  WorkloadSample w;
+  std::vector<ProcessSample> ps = sampler.Take(1.0, &w);
+  ASSERT_EQ(ps.size(), 3u);
+  EXPECT_EQ(ps[0].pid, 100);
+  EXPECT_EQ(ps[1].pid, 101);
+  EXPECT_EQ(ps[2].pid, 103);
+}
+
 TEST(ProcessSamplerTest, RecycledPidIsANewProcess) {
   TempTree t("process_sampler_recycle");
   t.Write("proc/100/stat", StatLine(100, "old", 1, 1000, 0, 1, 5000, 1));
