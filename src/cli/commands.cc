@@ -10,6 +10,7 @@
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
 #include "cli/import_command.h"
+#include "cli/record_command.h"
 #include "cli/trace_command.h"
 #include "core/report.h"
 
@@ -27,9 +28,9 @@ struct CommandEntry {
 };
 
 constexpr CommandEntry kCommands[] = {
-    {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
-    {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
-    {"import", AddImportCommand},
+    {"check", AddCheckCommand},   {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
+    {"bench", AddBenchCommand},   {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
+    {"import", AddImportCommand}, {"record", AddRecordCommand},
 };
 
 }  // namespace

@@ -32,6 +32,10 @@ class RecordingWriter {
   // every later call answers the same error without touching the file.
   Status Append(const Sample& sample);
 
+  // Rewrites the metadata keys from `meta` (not its GPUs or notes), e.g. the target pid once
+  // the workload was started. Errors as Append.
+  Status UpdateMeta(const RecordingMeta& meta);
+
   // Stores the end time and the workload's exit code (absent stays absent), checkpoints the WAL
   // into the main file and closes it, so the finished recording is one self-contained file.
   // Later Append/Finish calls fail.

@@ -263,6 +263,23 @@ Status RecordingWriter::Append(const Sample& sample) {
   return Status::Ok();
 }
 
+Status RecordingWriter::UpdateMeta(const RecordingMeta& meta) {
+  if (!failed_.ok()) return failed_;
+  if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+  Status s = Exec("BEGIN");
+  for (const auto& [key, value] : MetaRows(meta)) {
+    if (s.ok() && statements_->meta.Text(key).Text(value).Run() != SQLITE_OK) {
+      s = Error("writing metadata");
+    }
+  }
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    failed_ = s;
+  }
+  return s;
+}
+
 Status RecordingWriter::Finish(std::optional<double> end_unix_s, std::optional<int> exit_code) {
   if (!failed_.ok()) return failed_;
   if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
