@@ -12,6 +12,7 @@
 #include "cli/import_command.h"
 #include "cli/record_command.h"
 #include "cli/trace_command.h"
+#include "cli/watch_command.h"
 #include "core/report.h"
 
 #ifndef GPUVET_VERSION
@@ -30,7 +31,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"check", AddCheckCommand},   {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
     {"bench", AddBenchCommand},   {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
-    {"import", AddImportCommand}, {"record", AddRecordCommand},
+    {"import", AddImportCommand}, {"record", AddRecordCommand}, {"watch", AddWatchCommand},
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 // only the recording; `gpuvet import` and `gpuvet watch` through the binary too.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
@@ -307,6 +309,54 @@ TEST(ImportTest, ImportsADmonLogThroughTheBinary) {
       {});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("line "), std::string::npos) << bad.err;
+}
+
+TEST(WatchTest, PlainLinesWhenNotATerminalAndCountStops) {
+  std::vector<std::string> argv = {GPUVET_BINARY, "watch", "--nvml-lib", GPUVET_FAKE_NVML_LIB,
+                                   "--interval",  "100ms", "--count",    "3"};
+  RunResult r = RunBinary(argv, Env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no escape codes on a pipe";
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;
+  EXPECT_EQ(r.out.rfind("t=", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" gpu7 util="), std::string::npos) << r.out;
+  EXPECT_EQ(RunBinary({GPUVET_BINARY, "watch", "--interval", "10ms"}, Env()).exit_code, 2);
+  EXPECT_EQ(RunBinary({GPUVET_BINARY, "watch", "--pid", "999999999"}, Env()).exit_code, 2);
+}
+
+// On a terminal: the alternate screen, redrawn in place, and the terminal restored on SIGINT.
+TEST(WatchTest, RestoresTheTerminalOnSigint) {
+  int master = -1;
+  std::vector<std::string> env = Env();
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    for (const std::string& kv : env) putenv(const_cast<char*>(kv.c_str()));
+    execl(GPUVET_BINARY, GPUVET_BINARY, "watch", "--nvml-lib", GPUVET_FAKE_NVML_LIB, "--interval",
+          "100ms", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  std::string screen;
+  auto read_for = [&](int ms) {
+    for (int i = 0; i < ms / 10; ++i) {
+      pollfd p = {master, POLLIN, 0};
+      if (poll(&p, 1, 10) > 0) {
+        char buf[4096];
+        ssize_t n = read(master, buf, sizeof(buf));
+        if (n > 0) screen.append(buf, static_cast<size_t>(n));
+        if (n <= 0) return;
+      }
+    }
+  };
+  for (int i = 0; i < 100 && screen.find("verdict:") == std::string::npos; ++i) read_for(100);
+  EXPECT_NE(screen.find("\x1b[?1049h"), std::string::npos);
+  EXPECT_NE(screen.find("\x1b[H"), std::string::npos);
+  EXPECT_NE(screen.find("GPU"), std::string::npos);
+  kill(pid, SIGINT);
+  read_for(1000);
+  EXPECT_EQ(WaitExit(pid), 0);
+  EXPECT_NE(screen.rfind("\x1b[?25h\x1b[?1049l"), std::string::npos) << "terminal restored";
+  close(master);
 }
 
 }  // namespace
