@@ -1,11 +1,12 @@
 // Recording store benchmark: writes a 24 h x 8 GPU x 1 Hz recording through RecordingWriter (one
 // transaction per sample, as `gpuvet record` does) and times ReadRecording on it, the first step
 // of `gpuvet analyze` (target: well under 1 s of the 2 s analyze budget). Prints the figures.
-// Usage: recording_bench [--samples N] [--gpus N] [--keep PATH]
+// Usage: recording_bench [--samples N] [--gpus N] [--keep PATH] [--reps N]
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -107,10 +108,12 @@ int main(int argc, char** argv) {
   int samples = 24 * 3600;
   int gpus = 8;
   std::string keep;
+  int reps = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--samples") == 0) samples = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--gpus") == 0) gpus = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--keep") == 0) keep = argv[i + 1];
+    if (std::strcmp(argv[i], "--reps") == 0) reps = std::max(1, std::atoi(argv[i + 1]));
   }
   std::string path =
       keep.empty() ? "/tmp/gpuvet_recording_bench_" + std::to_string(getpid()) + ".gpuvet" : keep;
@@ -150,7 +153,7 @@ int main(int argc, char** argv) {
   std::printf("file: %s, %.1f MiB\n", path.c_str(), st.st_size / 1048576.0);
   double best = 1e9, best_cpu = 1e9;
   size_t read_samples = 0;
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < reps; ++rep) {
     auto start = Clock::now();
     double cpu_start = CpuSeconds();
     auto r = gpuvet::ReadRecording(path);

@@ -508,6 +508,28 @@ TEST(RecordingPackingTest, TruncatedBlobsReportFalse) {
   EXPECT_FALSE(UnpackDoubles("abc", &cores));
 }
 
+// A copy cut short (an interrupted scp) is an error naming the file, never a crash.
+TEST(RecordingStoreTest, ATruncatedFileIsAnErrorNotACrash) {
+  test::TempTree tree("rec_truncated");
+  std::string path = tree.Path("r.gpuvet");
+  auto w = RecordingWriter::Create(path, FullMeta());
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE((*w)->Append(FullSample(i)).ok());
+  ASSERT_TRUE((*w)->Finish(std::nullopt, 0).ok());
+  auto whole = ReadFile(path);
+  ASSERT_TRUE(whole.ok());
+  for (size_t keep : {size_t{100}, whole->size() / 3, whole->size() / 2, whole->size() - 1}) {
+    tree.Write("cut.gpuvet", whole->substr(0, keep));
+    auto r = ReadRecording(tree.Path("cut.gpuvet"));
+    if (r.ok()) {
+      EXPECT_LE(r->samples.size(), 200u) << keep;  // SQLite may serve what is still whole
+    } else {
+      EXPECT_NE(r.status().message().find("cut.gpuvet"), std::string::npos)
+          << keep << ": " << r.status().message();
+    }
+  }
+}
+
 TEST(RecordingStoreTest, CreateFailsWithAMessageForAnUnwritableDirectory) {
   auto w = RecordingWriter::Create("/nonexistent-dir/x/r.gpuvet", FullMeta());
   ASSERT_FALSE(w.ok());
