@@ -46,7 +46,7 @@ void WriteAll(int fd, const char* data, size_t size) {
 }
 
 // Copies what is available on `from` to `to` and feeds the counter; false at EOF or error.
-bool Pump(int from, int to, WorkCounter* counter) {
+bool Pump(int from, int to, WorkCounter* counter, int stream) {
   char buf[65536];
   for (int rounds = 0; rounds < 16; ++rounds) {
     ssize_t n = read(from, buf, sizeof(buf));
@@ -54,7 +54,7 @@ bool Pump(int from, int to, WorkCounter* counter) {
     if (n < 0 && errno == EAGAIN) return true;
     if (n <= 0) return false;
     WriteAll(to, buf, static_cast<size_t>(n));
-    if (counter != nullptr) counter->Feed(std::string_view(buf, static_cast<size_t>(n)));
+    if (counter != nullptr) counter->Feed(std::string_view(buf, static_cast<size_t>(n)), stream);
   }
   return true;
 }
@@ -134,18 +134,18 @@ RecordOutcome RunRecordLoop(Sampler& sampler, RecordingWriter& writer, SignalRel
       }
     }
     if (child != nullptr) {
-      if (child->stdout_fd() >= 0 && !Pump(child->stdout_fd(), STDOUT_FILENO, work_regex)) {
+      if (child->stdout_fd() >= 0 && !Pump(child->stdout_fd(), STDOUT_FILENO, work_regex, 0)) {
         child->CloseStdout();
       }
-      if (child->stderr_fd() >= 0 && !Pump(child->stderr_fd(), STDERR_FILENO, work_regex)) {
+      if (child->stderr_fd() >= 0 && !Pump(child->stderr_fd(), STDERR_FILENO, work_regex, 1)) {
         child->CloseStderr();
       }
       if (auto code = child->Poll()) {
         outcome.exit_code = code;
         // Pass through what the workload wrote before it ended (grandchildren that keep the
         // pipe open do not hold gpuvet: only what is already there is read).
-        if (child->stdout_fd() >= 0) Pump(child->stdout_fd(), STDOUT_FILENO, work_regex);
-        if (child->stderr_fd() >= 0) Pump(child->stderr_fd(), STDERR_FILENO, work_regex);
+        if (child->stdout_fd() >= 0) Pump(child->stdout_fd(), STDOUT_FILENO, work_regex, 0);
+        if (child->stderr_fd() >= 0) Pump(child->stderr_fd(), STDERR_FILENO, work_regex, 1);
         if (work_regex != nullptr) work_regex->Flush();
         stop = true;
       }

@@ -44,12 +44,17 @@ Result<std::unique_ptr<WorkCounter>> WorkCounter::Create(const std::string& patt
 std::optional<double> WorkCounter::ValueOf(std::string_view line) const {
   std::match_results<std::string_view::const_iterator> m;
   if (!std::regex_search(line.begin(), line.end(), m, re_)) return std::nullopt;
+  // Sub-matches as views by offset (an empty match may sit at end(), which must not be
+  // dereferenced).
+  auto view = [&](size_t i) {
+    return line.substr(static_cast<size_t>(m.position(i)), static_cast<size_t>(m.length(i)));
+  };
   if (m.size() > 1 && m[1].matched) {
-    if (auto v = ParseDouble(std::string_view(&*m[1].first, m[1].length()))) return v;
-    if (auto v = FirstNumber(std::string_view(&*m[1].first, m[1].length()))) return v;
+    if (auto v = ParseDouble(view(1))) return v;
+    if (auto v = FirstNumber(view(1))) return v;
   }
-  if (m[0].length() == 0) return std::nullopt;
-  return FirstNumber(std::string_view(&*m[0].first, m[0].length()));
+  if (m.length(0) == 0) return std::nullopt;
+  return FirstNumber(view(0));
 }
 
 void WorkCounter::ScanLine(std::string_view line) {
@@ -63,23 +68,27 @@ void WorkCounter::ScanLine(std::string_view line) {
   }
 }
 
-void WorkCounter::Feed(std::string_view bytes) {
+void WorkCounter::Feed(std::string_view bytes, int stream) {
+  Partial& p = partial_[stream == 0 ? 0 : 1];
   for (char c : bytes) {
     if (c == '\n' || c == '\r') {
-      if (!partial_.empty()) ScanLine(partial_);
-      partial_.clear();
-      overlong_ = false;
-    } else if (partial_.size() < kMaxLine) {
-      partial_.push_back(c);
-    } else if (!overlong_) {
-      overlong_ = true;  // keep the first 64 KiB; the rest of this line is dropped
+      if (!p.text.empty()) ScanLine(p.text);
+      p.text.clear();
+      p.overlong = false;
+    } else if (p.text.size() < kMaxLine) {
+      p.text.push_back(c);
+    } else {
+      p.overlong = true;  // keep the first 64 KiB; the rest of this line is dropped
     }
   }
 }
 
 void WorkCounter::Flush() {
-  if (!partial_.empty()) ScanLine(partial_);
-  partial_.clear();
+  for (Partial& p : partial_) {
+    if (!p.text.empty()) ScanLine(p.text);
+    p.text.clear();
+    p.overlong = false;
+  }
 }
 
 Result<double> ReadWorkFile(const std::string& path) {

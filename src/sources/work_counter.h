@@ -23,9 +23,10 @@ class WorkCounter {
   static Result<std::unique_ptr<WorkCounter>> Create(const std::string& pattern, WorkMode mode);
 
   // Feeds raw output bytes in any chunking; lines end at '\n' or '\r' (progress bars redraw with
-  // '\r'). A line longer than 64 KiB is scanned by its first 64 KiB.
-  void Feed(std::string_view bytes);
-  // Scans what is buffered as a last line (call at the end of the output).
+  // '\r'). `stream` (0 stdout, 1 stderr) keeps the partial lines of two outputs apart. A line
+  // longer than 64 KiB is scanned by its first 64 KiB.
+  void Feed(std::string_view bytes, int stream = 0);
+  // Scans what is buffered of each stream as a last line (call at the end of the output).
   void Flush();
 
   // The counter so far; absent until a line matched with a number.
@@ -42,8 +43,11 @@ class WorkCounter {
 
   std::regex re_;
   WorkMode mode_;
-  std::string partial_;
-  bool overlong_ = false;
+  struct Partial {
+    std::string text;
+    bool overlong = false;
+  };
+  Partial partial_[2];
   std::optional<double> total_;
   int64_t matched_ = 0;
 };

@@ -30,6 +30,22 @@ TEST(WorkCounterTest, IncrementModeAddsEachLine) {
   EXPECT_EQ((*c)->total(), std::optional<double>(640.5));
 }
 
+TEST(WorkCounterTest, StdoutAndStderrLinesStayApart) {
+  auto c = WorkCounter::Create(R"(step (\d+))", WorkMode::kTotal);
+  ASSERT_TRUE(c.ok());
+  (*c)->Feed("ste", 0);
+  (*c)->Feed("warning: slow\n", 1);  // interleaved stderr must not break the stdout line
+  (*c)->Feed("p 42\n", 0);
+  EXPECT_EQ((*c)->total(), std::optional<double>(42));
+  EXPECT_EQ((*c)->matched_lines(), 1);
+}
+
+TEST(WorkCounterTest, EmptyMatchesAndGroupsAreNotNumbers) {
+  auto c = WorkCounter::Create("(x*)$", WorkMode::kTotal);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->ValueOf("abc"), std::nullopt);  // empty group at the end of the line
+}
+
 TEST(WorkCounterTest, FirstNumberInTheMatchWithoutAGroup) {
   auto c = WorkCounter::Create("tokens=[^ ]+", WorkMode::kTotal);
   ASSERT_TRUE(c.ok());
