@@ -218,25 +218,51 @@ Status Reader::ReadSamples() {
 Status Reader::ReadChildren() {
   Query d(db_, kSelectDisksSql);
   if (!d.prepared()) return Fail("table disk_samples");
+  // Child vectors are sized like the previous sample's: a recording has the same disks, interfaces
+  // and processes from one second to the next, and growing a vector row by row costs malloc/free
+  // pairs that dominate reading a long recording.
+  Sample* last = nullptr;
+  size_t hint = 0;
   while (d.Next()) {
-    if (Sample* s = SampleFor(d.Int(0))) {
-      s->host.disks.push_back({d.Text(1), d.Real(2), d.Real(3), d.Real(4)});
+    Sample* s = SampleFor(d.Int(0));
+    if (s == nullptr) continue;
+    if (s != last) {
+      if (last != nullptr) hint = last->host.disks.size();
+      s->host.disks.reserve(hint);
+      last = s;
     }
+    s->host.disks.push_back({d.Text(1), d.Real(2), d.Real(3), d.Real(4)});
   }
   if (Status s = Finish(d, "disk_samples"); !s.ok()) return s;
 
   Query n(db_, kSelectNetsSql);
   if (!n.prepared()) return Fail("table net_samples");
+  last = nullptr;
+  hint = 0;
   while (n.Next()) {
-    if (Sample* s = SampleFor(n.Int(0))) s->host.nets.push_back({n.Text(1), n.Real(2), n.Real(3)});
+    Sample* s = SampleFor(n.Int(0));
+    if (s == nullptr) continue;
+    if (s != last) {
+      if (last != nullptr) hint = last->host.nets.size();
+      s->host.nets.reserve(hint);
+      last = s;
+    }
+    s->host.nets.push_back({n.Text(1), n.Real(2), n.Real(3)});
   }
   if (Status s = Finish(n, "net_samples"); !s.ok()) return s;
 
   Query p(db_, kSelectProcessesSql);
   if (!p.prepared()) return Fail("table process_samples");
+  last = nullptr;
+  hint = 0;
   while (p.Next()) {
     Sample* s = SampleFor(p.Int(0));
     if (s == nullptr) continue;
+    if (s != last) {
+      if (last != nullptr) hint = last->processes.size();
+      s->processes.reserve(hint);
+      last = s;
+    }
     ProcessSample& ps = s->processes.emplace_back();
     ps.pid = static_cast<int>(p.Int(1));
     ps.ppid = static_cast<int>(p.Int(2));
