@@ -1,5 +1,6 @@
 // A CPU-bound "data loader": one thread named "feeder" spins for the given seconds while the main
-// thread prints progress ("step N", every 100 ms) for --work-regex. Exits with the given code.
+// thread prints progress ("step N", every 100 ms) for --work-regex, then "feeder done". Exits with
+// the given code.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -39,5 +40,6 @@ int main(int argc, char** argv) {
     fflush(stdout);
   }
   pthread_join(t, NULL);
+  printf("feeder done\n");
   return code;
 }
