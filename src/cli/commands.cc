@@ -10,7 +10,10 @@
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
 #include "cli/exporter_command.h"
+#include "cli/import_command.h"
+#include "cli/record_command.h"
 #include "cli/trace_command.h"
+#include "cli/watch_command.h"
 #include "core/report.h"
 
 #ifndef GPUVET_VERSION
@@ -29,7 +32,8 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
     {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
-    {"exporter", AddExporterCommand},
+    {"exporter", AddExporterCommand}, {"import", AddImportCommand}, {"record", AddRecordCommand},
+    {"watch", AddWatchCommand},
 };
 
 }  // namespace

@@ -1,0 +1,154 @@
+// `gpuvet watch`: Sampler -> output/watch_view every interval. On a terminal it draws in the
+// alternate screen (plain ANSI: cursor home, clear to end; works in tmux and over SSH) and
+// restores the screen and cursor on SIGINT/SIGTERM/SIGHUP or after --count samples. Exit codes:
+// 0, or 2 for bad flags.
+#include "cli/watch_command.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+#include "cli/cli_util.h"
+#include "cli/duration_flag.h"
+#include "core/report.h"
+#include "output/watch_view.h"
+#include "sources/sampler.h"
+#include "sources/workload_process.h"
+
+namespace gpuvet {
+
+namespace {
+
+struct WatchFlags {
+  std::string interval = "1s";
+  int pid = 0;
+  int count = 0;
+  std::string root;
+  std::string nvml_lib;
+  int nvml_timeout_ms = 2000;
+  bool no_gpu = false;
+};
+
+double NowUnix() {
+  timeval tv = {};
+  gettimeofday(&tv, nullptr);
+  return tv.tv_sec + tv.tv_usec * 1e-6;
+}
+
+std::string Clock(double unix_s) {
+  time_t t = static_cast<time_t>(unix_s);
+  std::tm tm = {};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+int TerminalWidth() {
+  winsize ws = {};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
+  return 120;
+}
+
+void Write(const std::string& s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fflush(stdout);
+}
+
+// The live verdict for the frame. TODO(lead): after the analyze merge, return the analyze
+// session's live verdict for the samples seen so far; empty shows the placeholder.
+std::string LiveVerdict(const RecordingMeta& /*meta*/, const Sample& /*sample*/) { return ""; }
+
+int RunWatch(const WatchFlags& flags) {
+  auto interval = ParseDurationFlag("--interval", flags.interval);
+  if (!interval.ok()) return UsageError("watch", interval.status().message());
+  if (*interval < 0.1 || *interval > 60) {
+    return UsageError("watch", "--interval must be between 100ms and 60s, not " + flags.interval);
+  }
+  if (flags.count < 0) return UsageError("watch", "--count must be positive");
+  if (flags.pid < 0 || (flags.pid > 0 && kill(flags.pid, 0) != 0 && errno == ESRCH)) {
+    return UsageError("watch", "--pid " + std::to_string(flags.pid) + ": no such process");
+  }
+  SamplerOptions options;
+  options.paths = HostPaths(flags.root);
+  options.nvml.library_path = flags.nvml_lib;
+  options.nvml.call_timeout = std::chrono::milliseconds(flags.nvml_timeout_ms);
+  options.read_gpus = !flags.no_gpu;
+  options.root_pid = flags.pid;
+  auto sampler = Sampler::Create(options);
+  if (!sampler.ok()) return UsageError("watch", sampler.status().message());
+
+  const bool tty = isatty(STDOUT_FILENO) == 1;
+  signal(SIGPIPE, SIG_IGN);
+  SignalRelay relay;                       // SIGINT/SIGTERM/SIGHUP end the view cleanly
+  if (tty) Write("\x1b[?1049h\x1b[?25l");  // alternate screen, hide cursor
+  const double start = NowUnix();
+  double next = start + *interval;
+  int shown = 0;
+  bool stop = false;
+  while (!stop && (flags.count == 0 || shown < flags.count)) {
+    double wait = std::max(0.0, next - NowUnix());
+    pollfd p = {relay.fd(), POLLIN, 0};
+    poll(&p, 1, static_cast<int>(std::ceil(wait * 1000)));
+    for (const RelayedSignal& s : relay.Drain()) {
+      if (s.signal != SIGCHLD && s.signal != SIGUSR1 && s.signal != SIGUSR2) stop = true;
+    }
+    if (stop || NowUnix() < next) continue;
+    next += *interval;
+    if (next <= NowUnix()) next = NowUnix() + *interval;
+    Sample sample = (*sampler)->Take();
+    sample.t = sample.unix_time - start;
+    RecordingMeta meta = (*sampler)->meta();
+    meta.interval_s = *interval;
+    if (tty) {
+      WatchViewOptions view;
+      view.width = TerminalWidth();
+      view.clock = Clock(sample.unix_time);
+      view.verdict = LiveVerdict(meta, sample);
+      std::string frame = RenderWatchFrame(meta, sample, view);
+      // Home, then each line followed by clear-to-end-of-line, then clear the rest.
+      std::string out = "\x1b[H";
+      size_t pos = 0;
+      while (pos < frame.size()) {
+        size_t end = frame.find('\n', pos);
+        out += frame.substr(pos, end - pos) + "\x1b[K\n";
+        pos = end + 1;
+      }
+      Write(out + "\x1b[J");
+    } else {
+      Write(RenderWatchLine(sample));
+    }
+    if (flags.pid > 0 && kill(flags.pid, 0) != 0 && errno == ESRCH) stop = true;
+    ++shown;
+  }
+  if (tty) Write("\x1b[?25h\x1b[?1049l");  // cursor back, leave the alternate screen
+  return kExitHealthy;
+}
+
+}  // namespace
+
+void AddWatchCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<WatchFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "watch", "Live view of GPUs, host and a workload's busiest processes, every interval");
+  cmd->add_option("--interval", flags->interval, "Refresh interval, 100ms to 60s (default 1s)");
+  cmd->add_option("--pid", flags->pid, "Also show this process tree's busiest processes/threads");
+  cmd->add_option("--count", flags->count, "Stop after this many samples (default: until Ctrl-C)");
+  cmd->add_option("--root", flags->root, "Read /proc and /sys under this directory (tests)");
+  cmd->add_option("--nvml-lib", flags->nvml_lib, "Path of libnvidia-ml.so.1 to load")
+      ->envname("GPUVET_NVML_LIB");
+  cmd->add_option("--nvml-timeout-ms", flags->nvml_timeout_ms,
+                  "Give up on an NVML call after this many milliseconds")
+      ->check(CLI::Range(10, 600000));
+  cmd->add_flag("--no-gpu", flags->no_gpu, "Do not read GPUs");
+  cmd->callback([flags, exit_code] { *exit_code = RunWatch(*flags); });
+}
+
+}  // namespace gpuvet

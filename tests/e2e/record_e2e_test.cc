@@ -1,0 +1,364 @@
+// `gpuvet record` end to end: the real binary, the fake NVML and the small workloads of
+// tests/workloads. Exit codes are the workload's, signals reach it, --pid attaches, --work-regex
+// counts progress, the recording holds the workload's processes and threads, a write error stops
+// only the recording; `gpuvet import` and `gpuvet watch` through the binary too.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "run_binary.h"
+
+namespace gpuvet::e2e {
+namespace {
+
+std::string Workload(const std::string& name) {
+  return std::string(GPUVET_WORKLOADS_DIR) + "/workload_" + name;
+}
+
+std::vector<std::string> Env() {
+  return {"GPUVET_FAKE_NVML_SCENARIO=" + std::string(GPUVET_FIXTURES_DIR) +
+          "/healthy-8gpu/nvml.json"};
+}
+
+std::vector<std::string> Record(const std::string& out, std::vector<std::string> rest) {
+  std::vector<std::string> argv = {GPUVET_BINARY, "record",     "-o",
+                                   out,           "--nvml-lib", GPUVET_FAKE_NVML_LIB};
+  if (std::find(rest.begin(), rest.end(), "--interval") == rest.end()) {
+    argv.push_back("--interval");
+    argv.push_back("200ms");
+  }
+  argv.insert(argv.end(), rest.begin(), rest.end());
+  return argv;
+}
+
+// A per-process scratch directory, removed at the end of the test.
+class Scratch {
+ public:
+  Scratch() {
+    const char* base = std::getenv("GPUVET_TEST_TMPDIR");
+    std::string dir = std::string(base ? base : "/tmp") + "/record_e2e_XXXXXX";
+    std::string cmd = "mkdir -p " + std::string(base ? base : "/tmp");
+    if (std::system(cmd.c_str()) != 0) ADD_FAILURE() << cmd;
+    char* made = mkdtemp(dir.data());
+    EXPECT_NE(made, nullptr);
+    dir_ = dir;
+  }
+  ~Scratch() {
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    if (std::system(cmd.c_str()) != 0) ADD_FAILURE() << cmd;
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+ private:
+  std::string dir_;
+};
+
+// Query helper: the first column of every row, as text.
+std::vector<std::string> Query(const std::string& db_path, const std::string& sql) {
+  std::vector<std::string> rows;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << "cannot open " << db_path;
+    sqlite3_close(db);
+    return rows;
+  }
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << sqlite3_errmsg(db) << ": " << sql;
+  } else {
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const unsigned char* t = sqlite3_column_text(st, 0);
+      rows.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return rows;
+}
+
+std::string Meta(const std::string& db, const std::string& key) {
+  auto rows = Query(db, "SELECT value FROM meta WHERE key = '" + key + "'");
+  return rows.empty() ? "<absent>" : rows[0];
+}
+
+int Count(const std::string& db, const std::string& sql) {
+  auto rows = Query(db, sql);
+  return rows.empty() ? -1 : std::atoi(rows[0].c_str());
+}
+
+// Starts argv with stdout/stderr into files, optionally with a file-size limit (SIGXFSZ ignored,
+// so writes fail with EFBIG as on a full disk). Returns the pid.
+pid_t Launch(const std::vector<std::string>& argv, const std::string& out, const std::string& err,
+             rlim_t fsize_limit = RLIM_INFINITY) {
+  std::vector<std::string> env = Env();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(o, 1);
+    dup2(e, 2);
+    for (const std::string& kv : env) putenv(const_cast<char*>(kv.c_str()));
+    if (fsize_limit != RLIM_INFINITY) {
+      signal(SIGXFSZ, SIG_IGN);
+      struct rlimit r = {fsize_limit, fsize_limit};
+      setrlimit(RLIMIT_FSIZE, &r);
+    }
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(99);
+  }
+  return pid;
+}
+
+int WaitExit(pid_t pid, int timeout_s = 60) {
+  for (int i = 0; i < timeout_s * 100; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(RecordTest, ReturnsTheWorkloadsExitCodeAndRecordsItsThreads) {
+  Scratch dir;
+  std::string rec = dir.Path("feeder.gpuvet");
+  RunResult r = RunBinary(Record(rec, {"--", Workload("cpu_feeder"), "2", "3"}), Env());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("recording written to " + rec), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("step 1\n"), std::string::npos);  // output not captured: inherited
+  EXPECT_EQ(Meta(rec, "exit_code"), "3");
+  EXPECT_NE(Meta(rec, "end_unix_s"), "<absent>");
+  EXPECT_NE(Meta(rec, "command").find("cpu_feeder"), std::string::npos);
+  EXPECT_GE(Count(rec, "SELECT count(*) FROM samples"), 5);
+  EXPECT_GT(Count(rec, "SELECT count(*) FROM samples WHERE length(gpus) > 0"), 0);
+  // The workload's process, and its pegged "feeder" thread in the packed thread list.
+  EXPECT_GT(Count(rec,
+                  "SELECT count(*) FROM process_samples WHERE comm LIKE 'workload_cpu%' "
+                  "AND cpu_pct > 0"),
+            0);
+  // Its busiest thread (first in the packed list: int32 tid, then the 16-byte comm) is the
+  // spinning "feeder", whatever share of a core this machine's load leaves it.
+  EXPECT_GT(Count(rec,
+                  "SELECT count(*) FROM process_samples WHERE substr(top_threads, 5, 6) = "
+                  "CAST('feeder' AS BLOB)"),
+            0);
+}
+
+TEST(RecordTest, ForwardsASignalAndReturnsTheWorkloadsCode) {
+  Scratch dir;
+  std::string rec = dir.Path("signal.gpuvet"), ready = dir.Path("ready");
+  pid_t pid = Launch(Record(rec, {"--", Workload("signal_exit"), ready, "20"}), dir.Path("out"),
+                     dir.Path("err"));
+  for (int i = 0; i < 3000 && access(ready.c_str(), F_OK) != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(access(ready.c_str(), F_OK), 0) << Slurp(dir.Path("err"));
+  kill(pid, SIGUSR1);  // sent to gpuvet only: it must pass it on
+  EXPECT_EQ(WaitExit(pid), 100 + SIGUSR1) << Slurp(dir.Path("err"));
+  EXPECT_EQ(Meta(rec, "exit_code"), std::to_string(100 + SIGUSR1));
+}
+
+TEST(RecordTest, AWorkloadKilledBySignalGives128PlusN) {
+  Scratch dir;
+  std::string rec = dir.Path("killed.gpuvet");
+  RunResult r = RunBinary(Record(rec, {"--", "/bin/sh", "-c", "kill -KILL $$"}), Env());
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL) << r.err;
+  EXPECT_EQ(Meta(rec, "exit_code"), std::to_string(128 + SIGKILL));
+}
+
+TEST(RecordTest, CountsWorkFromTheWorkloadsOutput) {
+  Scratch dir;
+  std::string rec = dir.Path("work.gpuvet");
+  RunResult r = RunBinary(Record(rec, {"--work-regex", R"(step (\d+))", "--work-unit", "steps",
+                                       "--", Workload("cpu_feeder"), "2"}),
+                          Env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("step 1\nstep 2\n"), std::string::npos) << "output passes through";
+  EXPECT_EQ(Meta(rec, "work_unit"), "steps");
+  auto last = Query(rec, "SELECT work_total FROM samples ORDER BY sample_id DESC LIMIT 1");
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_GE(std::atof(last[0].c_str()), 10) << "work_total " << last[0];
+  EXPECT_EQ(Count(rec,
+                  "SELECT count(*) FROM samples a JOIN samples b ON b.sample_id = "
+                  "a.sample_id + 1 WHERE b.work_total < a.work_total"),
+            0)
+      << "the counter never goes back";
+}
+
+TEST(RecordTest, AttachesToARunningProcessTree) {
+  Scratch dir;
+  std::string rec = dir.Path("attach.gpuvet");
+  pid_t worker = fork();
+  if (worker == 0) {
+    std::string w = Workload("no_gpu_worker");
+    execl(w.c_str(), w.c_str(), "2", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  RunResult r = RunBinary(Record(rec, {"--pid", std::to_string(worker)}), Env());
+  int status = 0;
+  waitpid(worker, &status, 0);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(r.seconds, 10);  // ended when the worker ended
+  EXPECT_EQ(Meta(rec, "target_pid"), std::to_string(worker));
+  EXPECT_EQ(Meta(rec, "exit_code"), "<absent>");
+  EXPECT_EQ(Meta(rec, "command"), "[]");
+  // Parent and forked child, both with their "worker" thread.
+  EXPECT_GE(Count(rec,
+                  "SELECT max(n) FROM (SELECT count(*) AS n FROM process_samples GROUP BY "
+                  "sample_id)"),
+            2);
+  EXPECT_GT(Count(rec,
+                  "SELECT count(*) FROM process_samples WHERE instr(top_threads, "
+                  "CAST('worker' AS BLOB)) > 0"),
+            0);
+}
+
+TEST(RecordTest, RecordsStorageReadsOfAnIoBoundWorkload) {
+  Scratch dir;
+  std::string rec = dir.Path("io.gpuvet");
+  RunResult r =
+      RunBinary(Record(rec, {"--", Workload("odirect_reader"), dir.Path(""), "2"}), Env());
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_GT(Count(rec, "SELECT count(*) FROM process_samples WHERE rchar_per_s > 1048576"), 0)
+      << r.out;
+}
+
+TEST(RecordTest, DurationAloneRecordsTheHost) {
+  Scratch dir;
+  std::string rec = dir.Path("host.gpuvet");
+  RunResult r = RunBinary(Record(rec, {"--duration", "1s"}), Env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(Count(rec, "SELECT count(*) FROM samples"), 3);
+  EXPECT_EQ(Count(rec, "SELECT count(*) FROM process_samples"), 0);
+  EXPECT_EQ(Meta(rec, "exit_code"), "<absent>");
+  EXPECT_GT(Count(rec, "SELECT count(*) FROM gpus"), 0);
+}
+
+// A write error (EFBIG here, ENOSPC on a full disk) is reported once; the workload runs to its
+// end undisturbed and its exit code is returned; the file keeps what was written.
+TEST(RecordTest, AWriteErrorStopsOnlyTheRecording) {
+  Scratch dir;
+  std::string rec = dir.Path("full.gpuvet");
+  pid_t pid = Launch(Record(rec, {"--interval", "100ms", "--", Workload("cpu_feeder"), "3", "4"}),
+                     dir.Path("out"), dir.Path("err"), 300 * 1024);
+  int code = WaitExit(pid);
+  std::string err = Slurp(dir.Path("err"));
+  EXPECT_EQ(code, 4) << err;
+  std::string out = Slurp(dir.Path("out"));
+  EXPECT_NE(err.find("recording stopped, the workload keeps running"), std::string::npos) << err;
+  EXPECT_EQ(err.find("recording stopped"), err.rfind("recording stopped")) << "reported once";
+  EXPECT_NE(err.find(rec), std::string::npos) << err;
+  EXPECT_NE(out.find("step 10\nstep 11\n"), std::string::npos) << "the output keeps flowing";
+  EXPECT_NE(out.find("feeder done\n"), std::string::npos) << "the workload ran to its end";
+  EXPECT_GT(Count(rec, "SELECT count(*) FROM samples"), 0);
+}
+
+TEST(RecordTest, UsageErrors) {
+  Scratch dir;
+  std::string rec = dir.Path("x.gpuvet");
+  EXPECT_EQ(RunBinary(Record(rec, {"--interval", "50ms", "--", "true"}), Env()).exit_code, 2);
+  EXPECT_EQ(RunBinary(Record(rec, {}), Env()).exit_code, 2);
+  EXPECT_EQ(RunBinary(Record(rec, {"--duration", "soon"}), Env()).exit_code, 2);
+  RunResult unwritable =
+      RunBinary(Record("/nonexistent-dir/x.gpuvet", {"--", "/bin/sh", "-c", "echo ran"}), Env());
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_EQ(unwritable.out.find("ran"), std::string::npos) << "nothing runs without a file";
+  EXPECT_EQ(RunBinary(Record(rec, {"--", "/nonexistent/command"}), Env()).exit_code, 127);
+  EXPECT_EQ(RunBinary(Record(rec, {"--pid", "999999999"}), Env()).exit_code, 2);
+}
+
+TEST(ImportTest, ImportsADmonLogThroughTheBinary) {
+  Scratch dir;
+  std::string rec = dir.Path("dmon.gpuvet");
+  RunResult r = RunBinary(
+      {GPUVET_BINARY, "import",
+       std::string(GPUVET_SOURCE_DIR) + "/tests/data/smi-logs/dmon-pucvmet-dt.txt", "-o", rec},
+      {});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("imported 4 samples of 1 GPU"), std::string::npos) << r.out;
+  EXPECT_EQ(Count(rec, "SELECT count(*) FROM samples"), 4);
+  EXPECT_NE(Meta(rec, "producer").find("nvidia-smi dmon"), std::string::npos);
+  RunResult bad = RunBinary(
+      {GPUVET_BINARY, "import", "--format", "query-csv",
+       std::string(GPUVET_SOURCE_DIR) + "/tests/data/smi-logs/dmon-puc-2gpu.txt", "-o", rec},
+      {});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("line "), std::string::npos) << bad.err;
+}
+
+TEST(WatchTest, PlainLinesWhenNotATerminalAndCountStops) {
+  std::vector<std::string> argv = {GPUVET_BINARY, "watch", "--nvml-lib", GPUVET_FAKE_NVML_LIB,
+                                   "--interval",  "100ms", "--count",    "3"};
+  RunResult r = RunBinary(argv, Env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "no escape codes on a pipe";
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;
+  EXPECT_EQ(r.out.rfind("t=", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" gpu7 util="), std::string::npos) << r.out;
+  EXPECT_EQ(RunBinary({GPUVET_BINARY, "watch", "--interval", "10ms"}, Env()).exit_code, 2);
+  EXPECT_EQ(RunBinary({GPUVET_BINARY, "watch", "--pid", "999999999"}, Env()).exit_code, 2);
+}
+
+// On a terminal: the alternate screen, redrawn in place, and the terminal restored on SIGINT.
+TEST(WatchTest, RestoresTheTerminalOnSigint) {
+  int master = -1;
+  std::vector<std::string> env = Env();
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    for (const std::string& kv : env) putenv(const_cast<char*>(kv.c_str()));
+    execl(GPUVET_BINARY, GPUVET_BINARY, "watch", "--nvml-lib", GPUVET_FAKE_NVML_LIB, "--interval",
+          "100ms", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  std::string screen;
+  auto read_for = [&](int ms) {
+    for (int i = 0; i < ms / 10; ++i) {
+      pollfd p = {master, POLLIN, 0};
+      if (poll(&p, 1, 10) > 0) {
+        char buf[4096];
+        ssize_t n = read(master, buf, sizeof(buf));
+        if (n > 0) screen.append(buf, static_cast<size_t>(n));
+        if (n <= 0) return;
+      }
+    }
+  };
+  for (int i = 0; i < 100 && screen.find("verdict:") == std::string::npos; ++i) read_for(100);
+  EXPECT_NE(screen.find("\x1b[?1049h"), std::string::npos);
+  EXPECT_NE(screen.find("\x1b[H"), std::string::npos);
+  EXPECT_NE(screen.find("GPU"), std::string::npos);
+  kill(pid, SIGINT);
+  read_for(1000);
+  EXPECT_EQ(WaitExit(pid), 0);
+  EXPECT_NE(screen.rfind("\x1b[?25h\x1b[?1049l"), std::string::npos) << "terminal restored";
+  close(master);
+}
+
+}  // namespace
+}  // namespace gpuvet::e2e
