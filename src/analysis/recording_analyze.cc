@@ -252,23 +252,27 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
       r.labels.begin(), r.labels.end(),
       [](const BottleneckLabel& a, const BottleneckLabel& b) { return a.share_pct > b.share_pct; });
 
-  // The verdict: a CPU fallback; else the largest phase bottleneck covering enough of the run;
-  // else a periodic stall; else a leak; else run-level throttling; else the largest phase label.
+  // The verdict: a CPU fallback; else the waiting label (a phase bottleneck, periodic stalls,
+  // run-level throttling that costs clock) with the largest share of wall time, when it covers
+  // enough of the run; else a leak; else the largest phase label.
   const BottleneckLabel* v = nullptr;
   for (const BottleneckLabel& l : r.labels) {
-    bool phase_label = l.label != "periodic_stall" && l.label != "memory_leak" &&
-                       !(l.label == "throttled" && !phase_throttled);
-    if (l.label == "cpu_fallback") {
-      v = &l;
-      break;
-    }
-    if (!v && phase_label && IsBottleneck(l.label) && l.share_pct >= th.verdict_min_share_pct)
-      v = &l;
+    if (l.label == "cpu_fallback") v = &l;
   }
-  for (const char* name : {"periodic_stall", "memory_leak", "throttled"}) {
-    for (const BottleneckLabel& l : r.labels) {
-      if (!v && l.label == name) v = &l;
-    }
+  for (const BottleneckLabel& l : r.labels) {  // sorted by share: the first that qualifies wins
+    if (v) break;
+    bool waiting = l.label == "periodic_stall" ||
+                   (l.label == "throttled" && (phase_throttled || l.confidence == "high")) ||
+                   (l.label != "memory_leak" && l.label != "throttled" && IsBottleneck(l.label));
+    // Periodic stalls qualify at any share: they passed a strict regularity test and are the
+    // one thing a healthy compute-bound job still waits on.
+    if (waiting && (l.share_pct >= th.verdict_min_share_pct || l.label == "periodic_stall")) v = &l;
+  }
+  for (const BottleneckLabel& l : r.labels) {
+    if (!v && l.label == "memory_leak") v = &l;
+  }
+  for (const BottleneckLabel& l : r.labels) {
+    if (!v && l.label != "periodic_stall" && l.label != "throttled") v = &l;
   }
   if (!v) v = &r.labels.front();
   r.verdict = *v;

@@ -40,8 +40,9 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
   // Seconds per part; periodic stall time counts as host-side, taken from the GPU-side parts
   // pro rata (the stalls sit inside busy phases).
   std::map<std::string, double> secs;
-  std::map<std::string, std::string> first_label;  // the largest label per part
   std::map<std::string, double> label_secs;
+  std::map<std::string, std::string> detail;  // the detail of the label's longest phase
+  std::map<std::string, double> longest;
   double total = 0;
   for (const AnalyzePhase& p : phases) {
     double s = p.end_s - p.start_s;
@@ -49,6 +50,8 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
     total += s;
     secs[PartOf(p.label.label)] += s;
     label_secs[p.label.label] += s;
+    if (s > longest[p.label.label])
+      longest[p.label.label] = s, detail[p.label.label] = p.label.detail;
   }
   if (total <= 0) return f;
   if (periodic) {
@@ -136,7 +139,7 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
     f.first_change = fmt::format(
         "{} takes {:.1f} % of wall time and does not shrink on a bigger "
         "GPU: fix it first. {}",
-        worst, 100.0 * worst_s / total, DecisionFor(worst, ""));
+        worst, 100.0 * worst_s / total, DecisionFor(worst, detail[worst]));
   } else if (f.speedup > 1.05) {
     f.first_change = "nothing host-side stands in the way: the upgrade pays roughly as forecast";
   } else {

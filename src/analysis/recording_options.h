@@ -83,9 +83,11 @@ struct AnalyzeThresholds {
   double leak_r2 = 0.8;
   double leak_growth_pct = 10;
   double leak_min_bytes = 64.0 * 1024 * 1024;
-  // The run's verdict prefers a bottleneck label over compute_bound/none/idle when it covers at
-  // least this share of wall time.
-  double verdict_min_share_pct = 20;
+  // The run's verdict is the waiting label (a phase bottleneck, periodic stalls, throttling that
+  // costs at least clock_loss_pct of clock) with the largest share of wall time, when that share
+  // is at least this; else compute_bound/none/idle. gpuvet default: a tenth of the run is worth
+  // fixing first.
+  double verdict_min_share_pct = 10;
   // Confidence drops to "low" with fewer samples than this in the judged window.
   int min_samples_for_confidence = 30;
 };
