@@ -256,6 +256,20 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
                       Ge(th.quota_used_pct)});
       }
       if (!sawtooth.empty()) ev.push_back(saw_ev);
+      // Each threshold reads as the condition that held for the detail chosen.
+      auto set = [&ev](const char* name, std::string threshold) {
+        for (Evidence& e : ev) {
+          if (e.name == name) e.threshold = std::move(threshold);
+        }
+      };
+      if (!quota) {
+        set("cgroup_throttled", Lt(th.cgroup_throttled_pct));
+        set("quota_used", Lt(th.quota_used_pct));
+      }
+      if (!saturated) {
+        set("host_cpu_busy", Lt(th.host_cpu_busy_pct) + " (CPUs to spare)");
+        set("pegged_cores", fmt::format("< {:.0f}", std::max(2.0, cpus / 2.0)));
+      }
       if (quota) {
         double m =
             std::max(Has(w.cgroup_throttled) ? w.cgroup_throttled / th.cgroup_throttled_pct : 0,

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "cli/analyze_command.h"
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
 #include "cli/debug_command.h"
@@ -28,6 +29,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
     {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
+    {"analyze", AddAnalyzeCommand},
 };
 
 }  // namespace
