@@ -4,8 +4,14 @@
 // process. Times AnalyzeRecording alone. Target (issue #3): < 2 s.
 //   build/bench/analyze_bench [--benchmark_repetitions=3]
 #include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
 
 #include "analysis/recording_analyze.h"
+#include "sources/recording_store.h"
 #include "testing/recording_builder.h"
 
 namespace {
@@ -52,6 +58,46 @@ void BM_AnalyzeDay8Gpu(benchmark::State& state) {
   state.counters["samples"] = static_cast<double>(rec.samples.size());
 }
 BENCHMARK(BM_AnalyzeDay8Gpu)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The day written to disk once per process (removed at exit).
+const std::string& DayFile() {
+  static const std::string path = [] {
+    std::string p = (std::filesystem::temp_directory_path() /
+                     ("gpuvet-analyze-bench-" + std::to_string(getpid()) + ".gpuvet"))
+                        .string();
+    const Recording& rec = DayOfEightGpus();
+    auto w = gpuvet::RecordingWriter::Create(p, rec.meta);
+    if (!w.ok()) return std::string();
+    for (const Sample& s : rec.samples) {
+      if (!(*w)->Append(s).ok()) return std::string();
+    }
+    if (!(*w)->Finish(rec.meta.end_unix_s, rec.meta.exit_code).ok()) return std::string();
+    std::atexit([] { std::filesystem::remove(DayFile()); });
+    return p;
+  }();
+  return path;
+}
+
+void BM_ReadAndAnalyzeDay8Gpu(benchmark::State& state) {
+  const std::string& path = DayFile();
+  if (path.empty()) {
+    state.SkipWithError("could not write the recording");
+    return;
+  }
+  gpuvet::AnalyzeOptions options;
+  options.target_gpu = "H200";
+  for (auto _ : state) {
+    auto rec = gpuvet::ReadRecording(path);
+    if (!rec.ok()) {
+      state.SkipWithError(rec.status().message().c_str());
+      return;
+    }
+    gpuvet::AnalyzeReport r = gpuvet::AnalyzeRecording(*rec, options);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["file_MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+}
+BENCHMARK(BM_ReadAndAnalyzeDay8Gpu)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
