@@ -2,6 +2,9 @@
 // the right change point; the live verdict of `watch`.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "analysis/recording_analyze.h"
 #include "testing/recording_builder.h"
 
@@ -321,6 +324,43 @@ TEST(RecordingLabelsTest, LiveVerdictForWatch) {
   EXPECT_FALSE(v.evidence.empty());
   EXPECT_FALSE(v.decision.empty());
   EXPECT_EQ(VerdictForWindow(rec.meta, {}).label, "none");
+}
+
+}  // namespace
+}  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+// Garbled values a damaged or hostile file could hold: the analysis must finish with finite
+// shares and never crash (the suite runs under ASan/UBSan).
+TEST(RecordingRobustnessTest, GarbledValuesDoNotCrash) {
+  test::RecordingBuilder b(2);
+  b.meta().interval_s = 1e-300;
+  b.Add(200, [](Sample& s, int i) {
+    s.t = i % 7 == 0 ? -5.0 : s.t;  // out of order
+    s.interval_s = i % 11 == 0 ? std::nan("") : (i % 13 == 0 ? -1 : s.interval_s);
+    for (GpuSample& g : s.gpus) {
+      g.util_pct = i % 5 == 0 ? std::numeric_limits<double>::infinity() : 50.0 + i % 50;
+      g.energy_j = i % 3 == 0 ? 0 : 1e18;
+      g.sm_clock_mhz = std::nan("");
+    }
+    GpuSample alien;
+    alien.gpu = 999'999;
+    alien.util_pct = 100;
+    s.gpus.push_back(alien);
+    s.host.core_busy_pct.clear();
+    s.host.disks.clear();
+    s.processes[0].rss_bytes = static_cast<uint64_t>(i) << 40;
+    s.workload.work_total = i % 4 == 0 ? std::nan("") : 1e300;
+  });
+  AnalyzeOptions o;
+  o.target_gpu = "H200";
+  o.price_per_gpu_hour = 1;
+  AnalyzeReport r = AnalyzeRecording(b.BuildUnfinished(), o);
+  EXPECT_FALSE(r.verdict.label.empty());
+  EXPECT_FALSE(r.warnings.empty());
+  for (const AnalyzePhase& p : r.phases) EXPECT_TRUE(std::isfinite(p.label.share_pct));
 }
 
 }  // namespace

@@ -116,8 +116,10 @@ std::vector<std::pair<size_t, size_t>> SplitPhases(const std::vector<SampleSigna
   size_t n = samples.size();
   if (n == 0) return {};
   double dt = interval_s > 0 ? interval_s : 1.0;
+  // Clamped before the cast: a garbled interval (1e-300 s) must not overflow size_t.
+  double by_time = std::clamp(std::ceil(th.min_phase_s / dt), 1.0, static_cast<double>(n));
   size_t min_len = std::max<size_t>(static_cast<size_t>(std::max(th.min_phase_samples, 1)),
-                                    static_cast<size_t>(std::ceil(th.min_phase_s / dt)));
+                                    static_cast<size_t>(by_time));
   Segmenter seg(samples, min_len, th.min_shift_pct / 100.0);
   std::vector<size_t> cuts;
   std::priority_queue<Split> queue;

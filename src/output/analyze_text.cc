@@ -13,6 +13,7 @@ namespace gpuvet {
 namespace {
 
 std::string Clock(double s) {
+  if (!std::isfinite(s) || s > 1e9) return "?";  // garbled times: never cast infinity
   long total = std::lround(std::max(0.0, s));
   return fmt::format("{}:{:02}:{:02}", total / 3600, (total / 60) % 60, total % 60);
 }
