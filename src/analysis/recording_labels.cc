@@ -63,6 +63,7 @@ WindowStats StatsOf(const RecordingSignals& sig, size_t begin, size_t end,
   w.util = MeanOf(v, begin, end, &SampleSignals::util);
   w.sm_active = MeanOf(v, begin, end, &SampleSignals::sm_active);
   w.gpm = Has(w.sm_active) && Has(w.activity) && std::fabs(w.sm_active - w.activity) < 1e-9;
+  w.occupancy = MeanOf(v, begin, end, &SampleSignals::sm_occupancy);
   w.tensor = MeanOf(v, begin, end, &SampleSignals::tensor_active);
   w.dram = MeanOf(v, begin, end, &SampleSignals::dram_bw);
   w.mem_util = MeanOf(v, begin, end, &SampleSignals::mem_util);
@@ -189,6 +190,7 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
                                  P(w.util), P(w.sm_active)),
                      {{"gpu_util", P(w.util), Ge(th.busy_util_pct)},
                       act_ev,
+                      {"sm_occupancy", P(w.occupancy), ""},
                       {"busiest_thread", P(w.busiest_thread) + " of one core", ""}},
                      th.gpu_starved_pct / std::max(w.sm_active, 1.0)},
                     false);

@@ -20,7 +20,8 @@ namespace gpuvet {
 struct WindowStats {
   size_t n = 0;
   double seconds = 0;
-  double activity = 0, util = 0, sm_active = 0, tensor = 0, dram = 0, mem_util = 0, pcie = 0;
+  double activity = 0, util = 0, sm_active = 0, occupancy = 0, tensor = 0, dram = 0, mem_util = 0,
+         pcie = 0;
   bool gpm = false;  // activity is SM activity
   double cpu_busy = 0, iowait = 0, psi_io = 0, disk_busy = 0, pegged_cores = 0;
   double busiest_thread = 0, wl_cpu = 0, cgroup_throttled = 0;

@@ -62,7 +62,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
   SampleSignals x;
   x.t = s.t;
   x.dt = s.interval_s > 0 ? s.interval_s : 0;
-  Mean util, sm, tensor, dram, mem, loss;
+  Mean util, sm, occupancy, tensor, dram, mem, loss;
   double link_pct = kNaN;
   bool all_gpm = true;
   int judged_seen = 0;
@@ -71,6 +71,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
     ++judged_seen;
     util.Add(g.util_pct);
     sm.Add(g.sm_active_pct);
+    occupancy.Add(g.sm_occupancy_pct);
     tensor.Add(g.tensor_active_pct);
     dram.Add(g.dram_bw_util_pct);
     mem.Add(g.mem_util_pct);
@@ -100,6 +101,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
   }
   x.util = util.Get();
   x.sm_active = sm.Get();
+  x.sm_occupancy = occupancy.Get();
   x.tensor_active = tensor.Get();
   x.dram_bw = dram.Get();
   x.mem_util = mem.Get();

@@ -18,8 +18,9 @@ struct SampleSignals {
   // Mean over the workload's GPUs. activity = SM activity (GPM) when every judged GPU has it in
   // this sample, else GPU-Util.
   double activity = 0;
-  double util = 0;       // NaN when no GPU reported it
-  double sm_active = 0;  // NaN without GPM
+  double util = 0;          // NaN when no GPU reported it
+  double sm_active = 0;     // NaN without GPM
+  double sm_occupancy = 0;  // NaN without GPM
   double tensor_active = 0;
   double dram_bw = 0;
   double mem_util = 0;
