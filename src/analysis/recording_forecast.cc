@@ -135,7 +135,8 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
     std::string part = label == "periodic_stall" ? "host_side" : PartOf(label);
     if ((part == "host_side" || part == "launch") && s > worst_s) worst = label, worst_s = s;
   }
-  if (!worst.empty() && worst_s / total >= 0.1) {
+  // A twentieth of the run is worth naming.
+  if (!worst.empty() && worst_s / total >= 0.05) {
     f.first_change = fmt::format(
         "{} takes {:.1f} % of wall time and does not shrink on a bigger "
         "GPU: fix it first. {}",
