@@ -124,10 +124,46 @@ Recording LeakKilled() {
       .BuildUnfinished();
 }
 
+// A container limited to 2 CPUs (cgroup cpu.max) whose loader is throttled 40 % of the time.
+Recording QuotaBound() {
+  RecordingBuilder b(1, "NVIDIA A10");
+  b.meta().cpu_quota_cores = 2;
+  return b
+      .Add(400,
+           [](Sample& s, int i) {
+             SetGpus(s, 24 + (i % 9));
+             s.processes[0].cpu_pct = 197;
+             s.workload.cgroup_throttled_pct = 40;
+             s.workload.cgroup_nr_throttled_per_s = 10;
+           })
+      .Build();
+}
+
+// An H100 (GPM) busy on memory-bound kernels: DRAM bandwidth 92 %, tensor cores nearly idle.
+Recording MemoryBoundGpm() {
+  RecordingBuilder b(1, "NVIDIA H100 80GB HBM3");
+  return b
+      .Add(400,
+           [](Sample& s, int i) {
+             SetGpus(s, 99, 74 + (i % 3));
+             for (gpuvet::GpuSample& g : s.gpus) {
+               g.dram_bw_util_pct = 92;
+               g.tensor_active_pct = 4;
+               g.sm_occupancy_pct = 45;
+             }
+           })
+      .Build();
+}
+
 const std::map<std::string, std::function<Recording()>> kScenarios = {
-    {"host-cpu-feeder", HostCpuFeeder},      {"small-files", SmallFiles},
-    {"checkpoint-stalls", CheckpointStalls}, {"cpu-fallback", CpuFallback},
-    {"bursty-server", BurstyServer},         {"leak-killed", LeakKilled},
+    {"host-cpu-feeder", HostCpuFeeder},
+    {"small-files", SmallFiles},
+    {"checkpoint-stalls", CheckpointStalls},
+    {"cpu-fallback", CpuFallback},
+    {"bursty-server", BurstyServer},
+    {"leak-killed", LeakKilled},
+    {"quota-bound", QuotaBound},
+    {"memory-bound-gpm", MemoryBoundGpm},
 };
 
 }  // namespace
