@@ -320,6 +320,20 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
         {"iowait", P(w.iowait), Lt(th.iowait_pct)},
         {"busiest_thread", P(w.busiest_thread) + " of one core", Lt(th.pegged_pct)},
         saw_ev};
+    // An import (nvidia-smi logs) has GPU figures only: starvation is visible, its cause is not.
+    if (!Has(w.cpu_busy) && !Has(w.iowait) && !Has(w.wl_cpu)) {
+      BottleneckLabel l = finish(
+          {"idle",
+           "no_host_data",
+           fmt::format("GPU activity {} but the recording holds no host or workload figures to "
+                       "say what the GPU waits on",
+                       P(w.activity)),
+           {act_ev},
+           1},
+          false);
+      l.confidence = "low";
+      return l;
+    }
     if (w.activity < th.gpu_idle_pct) {
       ev[0].threshold = Lt(th.gpu_idle_pct);
       return finish({"idle", "",
@@ -477,6 +491,10 @@ std::string DecisionFor(std::string_view label, std::string_view detail) {
     return "The job runs on the CPU: check that it sees a GPU (CUDA_VISIBLE_DEVICES, container "
            "GPU runtime, device permissions), that the framework build has CUDA, and that the "
            "model is moved to the device; do not scale up.";
+  }
+  if (label == "idle" && detail == "no_host_data") {
+    return "Record the job with `gpuvet record` (host CPU, iowait, threads, reads) to see what the "
+           "GPU waits on; GPU figures alone show the starvation, not its cause.";
   }
   if (label == "idle") {
     return "Nothing is given to the GPU: check whether the job is still starting, waiting on "

@@ -365,3 +365,30 @@ TEST(RecordingRobustnessTest, GarbledValuesDoNotCrash) {
 
 }  // namespace
 }  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+// An import of nvidia-smi logs has GPU figures only: a starved GPU is reported as such, with low
+// confidence, never as "nothing waits".
+TEST(RecordingLabelsTest, GpuOnlyImportDoesNotGuessTheCause) {
+  test::RecordingBuilder b;
+  b.meta().target_pid = 0;
+  b.meta().online_cpus = 0;
+  AnalyzeReport r = AnalyzeRecording(b.Add(300,
+                                           [](Sample& s, int) {
+                                             test::SetGpus(s, 30);
+                                             s.host = HostSample{};
+                                             s.processes.clear();
+                                             s.workload = WorkloadSample{};
+                                           })
+                                         .Build(),
+                                     AnalyzeOptions{});
+  EXPECT_EQ(r.verdict.label, "idle");
+  EXPECT_EQ(r.verdict.detail, "no_host_data");
+  EXPECT_EQ(r.verdict.confidence, "low");
+  EXPECT_NE(r.verdict.decision.find("gpuvet record"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuvet

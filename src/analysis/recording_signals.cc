@@ -139,6 +139,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
     if (p.opens_per_s) x.wl_opens += *p.opens_per_s, any_opens = true;
     if (p.read_bytes_per_s) x.wl_read_bps += *p.read_bytes_per_s, any_read = true;
   }
+  if (s.processes.empty()) x.wl_cpu = kNaN;  // no workload followed (an import): unknown, not 0
   if (!any_rchar) x.wl_rchar_bps = kNaN;
   if (!any_sys) x.wl_read_syscalls = kNaN;
   if (!any_opens) x.wl_opens = kNaN;

@@ -37,7 +37,7 @@ struct SampleSignals {
   int pegged_cores = 0;
   double mem_available = 0;  // bytes
   // Workload tree.
-  double wl_cpu = 0;          // sum of process CPU, % of one core
+  double wl_cpu = 0;          // sum of process CPU, % of one core; NaN without processes
   double busiest_thread = 0;  // % of one core
   double wl_rchar_bps = 0, wl_read_syscalls = 0, wl_opens = 0, wl_read_bps = 0;
   double cgroup_throttled = 0;
