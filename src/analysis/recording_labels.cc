@@ -222,10 +222,10 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
                                 small ? th.small_read_bytes / std::max(avg_read, 1.0) : 0.0});
       std::string reason =
           small ? fmt::format(
-                      "GPU activity {} while the workload reads {} files/s in {} reads "
-                      "of {} on average{}: small-file/metadata-bound input",
+                      "GPU activity {} while the workload opens {} files/s and issues "
+                      "{:.0f} reads/s of {} on average{}: small-file/metadata-bound input",
                       P(w.activity), Has(w.opens) ? fmt::format("{:.0f}", w.opens) : "?",
-                      fmt::format("{:.0f}/s", w.read_syscalls), Size(avg_read), sawtooth)
+                      w.read_syscalls, Size(avg_read), sawtooth)
                 : fmt::format(
                       "GPU activity {} while tasks wait on storage: iowait {}, PSI io {}, "
                       "busiest disk {}{}",
