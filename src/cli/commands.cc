@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "cli/analyze_command.h"
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
 #include "cli/debug_command.h"
@@ -34,6 +35,7 @@ constexpr CommandEntry kCommands[] = {
     {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
     {"exporter", AddExporterCommand}, {"import", AddImportCommand}, {"record", AddRecordCommand},
     {"watch", AddWatchCommand},
+    {"analyze", AddAnalyzeCommand},
 };
 
 }  // namespace

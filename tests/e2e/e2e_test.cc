@@ -312,6 +312,104 @@ TEST_P(BenchFixtureTest, MatchesGoldenOutputs) {
 INSTANTIATE_TEST_SUITE_P(BenchFixtures, BenchFixtureTest,
                          ::testing::ValuesIn(FixturesIn(BenchFixturesDir())), GtestName);
 
+// `gpuvet analyze` over tests/fixtures/analyze/NAME: make_recordings writes NAME.gpuvet into a
+// per-process temp dir; NAME/args holds extra flags; goldens like the other fixtures (the temp dir
+// is scrubbed to <recordings>); NAME/README.md promises the verdict as "verdict: `label`".
+fs::path AnalyzeFixturesDir() { return fs::path(GPUVET_FIXTURES_DIR) / "analyze"; }
+
+fs::path RecordingsDir() {
+  fs::path dir = fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_recordings");
+  fs::create_directories(dir);
+  return dir;
+}
+
+class AnalyzeFixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AnalyzeFixtureTest, MatchesGoldenOutputs) {
+  const std::string name = GetParam();
+  fs::path dir = AnalyzeFixturesDir() / name;
+  fs::path out = RecordingsDir();
+  RunResult made = RunBinary({GPUVET_MAKE_RECORDINGS, out.string(), name}, {}, 60);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::vector<std::string> base = {GPUVET_BINARY, "analyze", (out / (name + ".gpuvet")).string(),
+                                   "--now", kNow};
+  if (fs::exists(dir / "args")) {
+    std::istringstream args(ReadText(dir / "args"));
+    for (std::string a; args >> a;) base.push_back(a);
+  }
+  std::string scrubbed[2];
+  nlohmann::json report;
+  const char* formats[2] = {"json", "text"};
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), {"--format", formats[i]});
+    RunResult r = RunBinary(argv, {}, 60);
+    ASSERT_EQ(r.exit_code, 0) << name << " " << formats[i] << ": " << r.err;
+    scrubbed[i] = ReplaceAll(r.out, out.string(), "<recordings>");
+    if (i == 0) report = nlohmann::json::parse(r.out);
+  }
+  fs::remove_all(out);
+  EXPECT_EQ(report["schema"], "gpuvet.analyze/v1");
+  if (Updating()) {
+    WriteText(dir / "expected.json", scrubbed[0]);
+    WriteText(dir / "expected.txt", scrubbed[1]);
+  } else {
+    ASSERT_TRUE(fs::exists(dir / "expected.json"))
+        << "no golden for " << name << "; run with GPUVET_UPDATE_GOLDEN=1";
+    EXPECT_EQ(scrubbed[0], ReadText(dir / "expected.json")) << name << ": JSON differs";
+    EXPECT_EQ(scrubbed[1], ReadText(dir / "expected.txt")) << name << ": text differs";
+  }
+  std::smatch m;
+  std::string readme = ReadText(dir / "README.md");
+  ASSERT_TRUE(std::regex_search(readme, m, std::regex("verdict: `([a-z_]+)`")))
+      << name << ": README promises no verdict";
+  EXPECT_EQ(report["verdict"]["label"], m[1].str()) << name;
+}
+
+// Unreadable recordings and bad flags: a message naming the file or flag, exit 2, no crash.
+TEST(AnalyzeCliTest, BadInputExitsTwo) {
+  fs::path out = RecordingsDir();
+  RunResult made = RunBinary({GPUVET_MAKE_RECORDINGS, out.string(), "host-cpu-feeder"}, {}, 60);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  fs::path good = out / "host-cpu-feeder.gpuvet";
+
+  RunResult missing = RunBinary({GPUVET_BINARY, "analyze", (out / "nope.gpuvet").string()}, {}, 60);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("nope.gpuvet"), std::string::npos) << missing.err;
+
+  WriteText(out / "garbled.gpuvet", "this is not a recording\n");
+  RunResult garbled =
+      RunBinary({GPUVET_BINARY, "analyze", (out / "garbled.gpuvet").string()}, {}, 60);
+  EXPECT_EQ(garbled.exit_code, 2);
+  EXPECT_NE(garbled.err.find("garbled.gpuvet"), std::string::npos) << garbled.err;
+
+  std::string bytes = ReadText(good);
+  for (size_t keep : {bytes.size() / 2, size_t{100}}) {
+    WriteText(out / "truncated.gpuvet", bytes.substr(0, keep));
+    RunResult cut =
+        RunBinary({GPUVET_BINARY, "analyze", (out / "truncated.gpuvet").string()}, {}, 60);
+    EXPECT_EQ(cut.exit_code, 2) << "kept " << keep << " bytes: " << cut.out;
+    EXPECT_NE(cut.err.find("truncated.gpuvet"), std::string::npos) << cut.err;
+  }
+
+  RunResult target =
+      RunBinary({GPUVET_BINARY, "analyze", good.string(), "--target", "Z9000"}, {}, 60);
+  EXPECT_EQ(target.exit_code, 2);
+  EXPECT_NE(target.err.find("H200"), std::string::npos) << target.err;  // lists known GPUs
+  EXPECT_EQ(
+      RunBinary({GPUVET_BINARY, "analyze", good.string(), "--price-per-gpu-hour", "-1"}, {}, 60)
+          .exit_code,
+      2);
+  EXPECT_EQ(
+      RunBinary({GPUVET_BINARY, "analyze", good.string(), "--format", "yaml"}, {}, 60).exit_code,
+      2);
+  EXPECT_EQ(RunBinary({GPUVET_BINARY, "analyze"}, {}, 60).exit_code, 2);
+  fs::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(AnalyzeFixtures, AnalyzeFixtureTest,
+                         ::testing::ValuesIn(FixturesIn(AnalyzeFixturesDir())), GtestName);
+
 // Every catalogue entry is triggered (severity other than ok) by at least one fixture.
 TEST(CatalogueCoverageTest, EveryCheckFiresInSomeFixture) {
   std::set<std::string> fired;

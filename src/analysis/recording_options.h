@@ -1,0 +1,101 @@
+// The knobs of `gpuvet analyze`: every threshold a label compares against, in one struct, with
+// why each default sits where it does. Shares and utilisations are percent (0–100).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace gpuvet {
+
+struct AnalyzeThresholds {
+  // GPU activity (GPM SM activity, else GPU-Util) below this: the GPU is starved — it could do
+  // more than it is given. gpuvet default: half busy, the trace verdict's idle share inverted.
+  double gpu_starved_pct = 50;
+  // Below this the GPU counts as idle (nothing running). NVML GPU-Util reports 0–5 % for an
+  // idle GPU with a monitoring context (nvidia-smi on an idle card).
+  double gpu_idle_pct = 5;
+  // A core or thread at or above this share of one CPU is pegged (mpstat's saturated cores in
+  // the seed playbook show 95–99 %).
+  double pegged_pct = 90;
+  // Host CPU (user + system of all CPUs) at or above this: the host is saturated.
+  double host_cpu_busy_pct = 85;
+  // iowait at or above this share of all CPU time, or PSI io "some" at or above psi_io_pct:
+  // tasks wait on storage (the seed's iostat example: 22 % iowait with a starved GPU).
+  double iowait_pct = 10;
+  double psi_io_pct = 20;
+  // A disk this busy (io_ticks share) is saturated (iostat %util ≥ 80 in the seed playbook).
+  double disk_busy_pct = 80;
+  // cgroup CPU throttling: the workload was throttled at least this share of the interval.
+  double cgroup_throttled_pct = 10;
+  // Workload CPU at or above this share of its cgroup quota: quota-bound.
+  double quota_used_pct = 90;
+  // PCIe traffic (TX + RX of one GPU) at or above this share of its link's theoretical rate:
+  // transfer-bound. Pinned copies reach ~85 % of theory (AzNHC nvbandwidth minimums), so 60 %
+  // sustained over a phase means copies dominate.
+  double pcie_link_pct = 60;
+  // memory_bound: GPM DRAM bandwidth utilisation at or above this while tensor activity is
+  // below tensor_active_pct. Without GPM: NVML memory utilisation (share of time the memory
+  // controller was busy) at or above mem_util_pct, with lower confidence.
+  double dram_bw_pct = 60;
+  double tensor_active_pct = 30;
+  double mem_util_pct = 70;
+  // launch_bound ("busy but not productive", needs GPM): GPU-Util at or above this while SM
+  // activity stays below gpu_starved_pct — kernels are resident but tiny.
+  double busy_util_pct = 80;
+  // throttled: in a phase where the GPU is not starved, power-cap/thermal/HW-slowdown reasons
+  // active at least this share of busy time and clocks at least clock_loss_pct below maximum.
+  double throttle_share_pct = 50;
+  double clock_loss_pct = 10;
+  // Run-level throttling is reported (not as a phase label) from this share of busy time.
+  double throttle_report_pct = 10;
+  // cpu_fallback: the workload's processes use at least this much CPU (% of one core) while no
+  // workload process ever appears on a GPU and the GPUs stay idle.
+  double fallback_cpu_pct = 50;
+  // Small-file / metadata-bound input: average read() size below small_read_bytes and at least
+  // opens_per_s files opened per second or read_syscalls_per_s reads per second, during
+  // starvation. gpuvet defaults: 64 KiB is below any sensible shard read (tar/record readers use
+  // ≥ 1 MiB), and 50 opens/s is a file every 20 ms.
+  double small_read_bytes = 64 * 1024;
+  double opens_per_s = 50;
+  double read_syscalls_per_s = 500;
+  // Change points: a phase lasts at least min_phase_s and min_phase_samples; a split needs a
+  // mean shift of at least min_shift_pct in some signal. Short dips stay inside a phase; the
+  // periodic-stall detector looks at those.
+  double min_phase_s = 60;
+  int min_phase_samples = 10;
+  double min_shift_pct = 15;
+  int max_phases = 24;
+  // Periodic stalls: at least periodic_min_stalls troughs (activity below gpu_starved_pct in a
+  // run whose median activity is at least that), start-to-start intervals within
+  // periodic_jitter_pct of their median, each stall shorter than half the period.
+  int periodic_min_stalls = 3;
+  double periodic_jitter_pct = 15;
+  // A stall coincides with a write burst when disk writes during stalls are at least this many
+  // times the writes outside them (and at least 1 MB/s).
+  double write_burst_ratio = 3;
+  // Sawtooth: within a starved phase, at least this share of samples switch between busy and
+  // trough.
+  double sawtooth_transitions_pct = 20;
+  // Memory growth: at least leak_min_s of data, a least-squares fit with r² ≥ leak_r2, growth of
+  // at least leak_growth_pct of the start and leak_min_bytes, and the last third still growing at
+  // half the overall slope (a warm-up that plateaus is not a leak).
+  double leak_min_s = 120;
+  double leak_r2 = 0.8;
+  double leak_growth_pct = 10;
+  double leak_min_bytes = 64.0 * 1024 * 1024;
+  // The run's verdict is the waiting label (a phase bottleneck, periodic stalls, throttling that
+  // costs at least clock_loss_pct of clock) with the largest share of wall time, when that share
+  // is at least this; else compute_bound/none/idle. gpuvet default: a tenth of the run is worth
+  // fixing first.
+  double verdict_min_share_pct = 10;
+  // Confidence drops to "low" with fewer samples than this in the judged window.
+  int min_samples_for_confidence = 30;
+};
+
+struct AnalyzeOptions {
+  AnalyzeThresholds thresholds;
+  std::optional<std::string> target_gpu;  // --target: forecast the speedup on this model
+  std::optional<double> price_per_gpu_hour;
+};
+
+}  // namespace gpuvet

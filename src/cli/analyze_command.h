@@ -1,0 +1,29 @@
+// `gpuvet analyze FILE`: what a recorded job waited on, phase by phase, and whether a bigger GPU
+// would help. Also the entry `record` calls when the workload ends (AnalyzeAndPrint).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace gpuvet {
+
+struct AnalyzeFlags {
+  std::string format = "text";               // "text" or "json"
+  std::string color = "auto";                // auto, always, never
+  std::optional<std::string> target;         // --target GPU model for the upgrade forecast
+  std::optional<double> price_per_gpu_hour;  // --price-per-gpu-hour
+  std::string now;  // --now: timestamp instead of the clock (tests); empty = clock
+};
+
+// Reads the recording at `path`, analyses it and prints the report on stdout. Returns 0 when a
+// report was printed (whatever it says), 2 when the file cannot be read (garbled, truncated, not
+// a recording; the message names the file on stderr) or the target GPU is unknown.
+int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags);
+
+void AddAnalyzeCommand(CLI::App& app, int* exit_code);
+
+}  // namespace gpuvet

@@ -1,0 +1,166 @@
+// AnalyzeReport: what `gpuvet analyze` learned from one recording (core/recording.h), handed to
+// the renderers (output/analyze_*.cc). Plain structs only: the analyses that fill them live in
+// analysis/recording_*.cc. Labels use the shared bottleneck vocabulary of `gpuvet trace`; each
+// carries its share of wall time, the numbers that decided it with their thresholds, a confidence
+// and the decision. Times are seconds since the recording started; percentages are 0–100.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+
+namespace gpuvet {
+
+inline constexpr const char* kAnalyzeSchema = "gpuvet.analyze/v1";
+
+// One bottleneck label: host_cpu_bound, host_io_bound, transfer_bound, launch_bound,
+// memory_bound, compute_bound, throttled, periodic_stall, memory_leak, cpu_fallback, idle; or
+// "none" when the GPU is not the limit and nothing waits (a bursty server between requests, a
+// light job that is still fast).
+struct BottleneckLabel {
+  std::string label;
+  // Sub-diagnosis, "" when none: "single_thread_feeder", "cpu_quota", "cpu_saturated",
+  // "small_files", "storage", "sawtooth", "bursty", "power_cap", "thermal", "busy_not_productive".
+  std::string detail;
+  double seconds = 0;              // wall time the label covers
+  double share_pct = 0;            // of the recording's wall time
+  std::string confidence;          // "high", "medium", "low"
+  std::string reason;              // one line with the deciding numbers
+  std::vector<Evidence> evidence;  // measured value and threshold it was held against
+  std::string decision;            // what to change
+};
+
+// A steady stretch of the timeline between two change points, with its mean signals.
+struct AnalyzePhase {
+  double start_s = 0;
+  double end_s = 0;
+  BottleneckLabel label;
+  // "sm_active" (GPM) or "gpu_util" (NVML GPU-Util, coarser): the activity metric used.
+  std::string activity_metric;
+  double gpu_activity_pct = 0;  // mean over the workload's GPUs
+  std::optional<double> gpu_util_pct;
+  std::optional<double> host_cpu_pct;  // user + system, all CPUs
+  std::optional<double> iowait_pct;
+  double busiest_thread_pct = 0;  // of one core
+};
+
+// Troughs of GPU activity at a regular period (checkpoints, evaluation, logging).
+struct PeriodicStall {
+  double period_s = 0;
+  double stall_s = 0;  // median stall length
+  int count = 0;
+  double first_s = 0;    // start of the first stall
+  double share_pct = 0;  // stalled share of wall time
+  // Disk writes (all devices, bytes/s) during the stalls and outside them; a burst when the
+  // ratio crosses AnalyzeThresholds::write_burst_ratio.
+  double write_bytes_per_s_during = 0;
+  double write_bytes_per_s_outside = 0;
+  bool write_burst = false;
+};
+
+// Memory that grows steadily: a host process's RSS or a GPU's memory in use.
+struct MemoryGrowth {
+  std::string subject;  // "pid 4242 (python3)", "gpu0"
+  std::string kind;     // "host_rss" or "gpu_memory"
+  double start_bytes = 0;
+  double end_bytes = 0;
+  double slope_bytes_per_s = 0;  // least-squares fit
+  double r2 = 0;
+  std::optional<double> time_to_oom_s;  // headroom at the end / slope
+  std::string headroom_basis;           // "MemAvailable 12.0 GiB", "gpu0 total 80.0 GiB"
+};
+
+// Clock-event reasons while a GPU was busy.
+struct GpuThrottle {
+  int gpu = 0;
+  double busy_s = 0;                     // time with activity above the idle threshold
+  double power_cap_pct = 0;              // share of busy time with SW power cap
+  double thermal_pct = 0;                // SW or HW thermal slowdown
+  double hw_slowdown_pct = 0;            // HW slowdown or power brake
+  std::optional<double> clock_loss_pct;  // 1 − mean busy SM clock / max SM clock
+};
+
+struct GpuEnergy {
+  int gpu = 0;
+  double joules = 0;
+  double starved_joules = 0;  // spent while this GPU was starved (activity below threshold)
+  std::string method;         // "counter", "counter+power" (gaps filled), "power" (integrated)
+  int counter_resets = 0;     // counter went backwards (driver reload, wrap)
+  std::optional<double> mean_power_w;
+};
+
+struct EnergySummary {
+  std::vector<GpuEnergy> gpus;  // the workload's GPUs
+  double joules = 0;
+  double starved_joules = 0;
+  double starved_pct = 0;  // of joules
+  std::string method;      // "counter" when every GPU used the counter
+  double gpu_hours = 0;
+  std::string work_unit;       // from the recording meta
+  std::optional<double> work;  // work done over the run
+  std::optional<double> work_per_s;
+  std::optional<double> work_per_kj;
+  std::optional<double> price_per_gpu_hour;
+  std::optional<double> cost;
+  std::optional<double> work_per_dollar;
+};
+
+// One part of the wall time and how it scales on the target GPU.
+struct ForecastTerm {
+  std::string part;      // "host_side", "compute", "memory", "transfer", "launch", "not_limited"
+  double share_pct = 0;  // of wall time
+  double scale = 1;      // time on target / time now
+  std::string basis;     // "BF16 dense 989 → 989 TFLOPS"
+};
+
+struct UpgradeForecast {
+  std::string current;  // table key, or the recorded name when unknown
+  std::string target;
+  bool current_known = false;
+  double speedup = 1;      // wall time now / estimated wall time on the target
+  double max_speedup = 1;  // with an infinitely fast GPU: 1 / host-side share
+  std::vector<ForecastTerm> terms;
+  std::string summary;       // "a faster GPU (H200) would speed this job up by at most 1.1x"
+  std::string first_change;  // what must change first for the upgrade to pay
+  std::vector<std::string> sources;  // where the spec rows come from
+};
+
+struct AnalyzeReport {
+  std::string source;        // the recording path
+  std::string generated_at;  // ISO 8601 UTC, from the clock or --now
+  std::string host;
+  std::string producer;
+  std::vector<std::string> command;
+  std::vector<std::string> gpu_names;  // by RecordedGpu index order
+  std::vector<int> workload_gpus;      // the GPUs the analysis judges
+  double start_unix_s = 0;
+  double duration_s = 0;
+  double interval_s = 0;
+  uint64_t samples = 0;
+  std::optional<int> exit_code;
+  bool complete = true;  // false: the recorder stopped without writing the end
+  bool gpm = false;      // SM activity (GPM) was available
+  std::vector<std::string> warnings;
+
+  std::vector<AnalyzePhase> phases;     // in time order
+  std::vector<BottleneckLabel> labels;  // every label found, by share of wall time
+  BottleneckLabel verdict;              // the whole run
+  std::optional<PeriodicStall> periodic;
+  std::vector<MemoryGrowth> memory;   // growing memory only
+  std::vector<GpuThrottle> throttle;  // per workload GPU
+  EnergySummary energy;
+  std::optional<UpgradeForecast> forecast;
+};
+
+// The live verdict of `gpuvet watch` over a short window of recent samples.
+struct LiveVerdict {
+  std::string label;  // as BottleneckLabel::label
+  std::string detail;
+  std::string evidence;  // one line
+  std::string decision;
+};
+
+}  // namespace gpuvet

@@ -1,0 +1,204 @@
+// Writes the synthetic recordings of the `gpuvet analyze` golden tests
+// (tests/fixtures/analyze/NAME): `make_recordings OUT_DIR NAME...` writes OUT_DIR/NAME.gpuvet
+// for each scenario through the real RecordingWriter, so the e2e test reads files exactly as
+// `gpuvet record` leaves them. Deterministic: the same scenario gives the same samples.
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "sources/recording_store.h"
+#include "testing/recording_builder.h"
+
+namespace {
+
+using gpuvet::Recording;
+using gpuvet::Sample;
+using gpuvet::test::kGiB;
+using gpuvet::test::RecordingBuilder;
+using gpuvet::test::SetGpus;
+
+void Feeder(Sample& s) {
+  SetGpus(s, 21);
+  s.host.core_busy_pct.assign(s.host.core_busy_pct.size(), 14);
+  s.host.core_busy_pct[2] = 100;
+  s.processes[0].top_threads = {{100, "python3", 99.5}, {101, "pt_data_worker", 3}};
+}
+
+// 5 minutes with one pegged data-loading thread, then 10 minutes compute-bound; work counted.
+Recording HostCpuFeeder() {
+  RecordingBuilder b(2, "NVIDIA A100-SXM4-80GB");
+  b.meta().work_unit = "images";
+  return b
+      .Add(300,
+           [](Sample& s, int i) {
+             Feeder(s);
+             s.workload.work_total = 40.0 * i;
+           })
+      .Add(600, [](Sample& s, int i) { s.workload.work_total = 12000 + 180.0 * i; })
+      .Build();
+}
+
+// A loader opening ~900 small files a second on a network share; the GPU starves.
+Recording SmallFiles() {
+  RecordingBuilder b(1, "NVIDIA H100 80GB HBM3");
+  return b
+      .Add(600,
+           [](Sample& s, int i) {
+             SetGpus(s, 17 + (i % 5), 14 + (i % 4));
+             for (gpuvet::GpuSample& g : s.gpus) g.tensor_active_pct = 9, g.dram_bw_util_pct = 6;
+             s.host.cpu_iowait_pct = 4;
+             s.processes[0].read_syscalls_per_s = 2700;
+             s.processes[0].rchar_per_s = 2700 * 12 * 1024.0;
+             s.processes[0].opens_per_s = 900;
+           })
+      .Build();
+}
+
+// Compute-bound with a 10 s checkpoint every 2 minutes that writes 1.2 GB/s.
+Recording CheckpointStalls() {
+  RecordingBuilder b(1, "NVIDIA H100 80GB HBM3");
+  return b
+      .Add(900,
+           [](Sample& s, int i) {
+             SetGpus(s, 97, 86);
+             for (gpuvet::GpuSample& g : s.gpus) g.tensor_active_pct = 55, g.dram_bw_util_pct = 38;
+             if (i % 120 >= 60 && i % 120 < 70) {
+               SetGpus(s, 1, 0.5);
+               s.host.disks[0].write_bytes_per_s = 1.2e9;
+               s.host.disks[0].busy_pct = 70;
+             }
+           })
+      .Build();
+}
+
+// The workload never opens a GPU and burns eight cores.
+Recording CpuFallback() {
+  RecordingBuilder b(1, "NVIDIA L4");
+  return b
+      .Add(300,
+           [](Sample& s, int) {
+             SetGpus(s, 0);
+             for (gpuvet::GpuSample& g : s.gpus) g.processes.clear(), g.power_w = 16;
+             s.processes[0].cpu_pct = 785;
+             s.host.core_busy_pct.assign(s.host.core_busy_pct.size(), 98);
+             s.host.cpu_user_pct = 95, s.host.cpu_system_pct = 3, s.host.cpu_idle_pct = 2;
+           })
+      .Build();
+}
+
+// Near-miss: an inference server, busy in irregular bursts and idle between requests.
+Recording BurstyServer() {
+  RecordingBuilder b(1, "NVIDIA L40S");
+  const int busy[] = {2, 1, 3, 1, 4, 2, 1, 3};
+  const int idle[] = {5, 9, 3, 7, 2, 8, 4, 6, 11};
+  for (int k = 0; k < 60; ++k) {
+    b.Add(busy[k % 8], [](Sample& s, int) {
+      SetGpus(s, 88);
+      s.host.cpu_user_pct = 8;
+    });
+    b.Add(idle[k % 9], [](Sample& s, int) {
+      SetGpus(s, 0);
+      s.host.cpu_user_pct = 1;
+      s.processes[0].cpu_pct = 2;
+      s.processes[0].top_threads = {{100, "tritonserver", 1}};
+    });
+  }
+  return b.Build();
+}
+
+// GPU memory grows 40 MB/s under a power-capped GPU; the recorder was killed (no end time).
+Recording LeakKilled() {
+  RecordingBuilder b(1, "NVIDIA A100-SXM4-40GB");
+  b.meta().gpus[0].memory_total_bytes = 40 * kGiB;
+  return b
+      .Add(600,
+           [](Sample& s, int i) {
+             for (gpuvet::GpuSample& g : s.gpus) {
+               g.memory_used_bytes = 20 * kGiB + static_cast<uint64_t>(i) * 15'000'000;
+               g.clock_event_reasons = 0x4;
+               g.sm_clock_mhz = 1095;
+               g.power_w = 399;
+             }
+           })
+      .BuildUnfinished();
+}
+
+// A container limited to 2 CPUs (cgroup cpu.max) whose loader is throttled 40 % of the time.
+Recording QuotaBound() {
+  RecordingBuilder b(1, "NVIDIA A10");
+  b.meta().cpu_quota_cores = 2;
+  return b
+      .Add(400,
+           [](Sample& s, int i) {
+             SetGpus(s, 24 + (i % 9));
+             s.processes[0].cpu_pct = 197;
+             s.workload.cgroup_throttled_pct = 40;
+             s.workload.cgroup_nr_throttled_per_s = 10;
+           })
+      .Build();
+}
+
+// An H100 (GPM) busy on memory-bound kernels: DRAM bandwidth 92 %, tensor cores nearly idle.
+Recording MemoryBoundGpm() {
+  RecordingBuilder b(1, "NVIDIA H100 80GB HBM3");
+  return b
+      .Add(400,
+           [](Sample& s, int i) {
+             SetGpus(s, 99, 74 + (i % 3));
+             for (gpuvet::GpuSample& g : s.gpus) {
+               g.dram_bw_util_pct = 92;
+               g.tensor_active_pct = 4;
+               g.sm_occupancy_pct = 45;
+             }
+           })
+      .Build();
+}
+
+const std::map<std::string, std::function<Recording()>> kScenarios = {
+    {"host-cpu-feeder", HostCpuFeeder},
+    {"small-files", SmallFiles},
+    {"checkpoint-stalls", CheckpointStalls},
+    {"cpu-fallback", CpuFallback},
+    {"bursty-server", BurstyServer},
+    {"leak-killed", LeakKilled},
+    {"quota-bound", QuotaBound},
+    {"memory-bound-gpm", MemoryBoundGpm},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: make_recordings OUT_DIR NAME...\n");
+    return 2;
+  }
+  for (int i = 2; i < argc; ++i) {
+    auto it = kScenarios.find(argv[i]);
+    if (it == kScenarios.end()) {
+      std::fprintf(stderr, "make_recordings: unknown scenario %s\n", argv[i]);
+      return 2;
+    }
+    Recording rec = it->second();
+    std::string path = std::string(argv[1]) + "/" + argv[i] + ".gpuvet";
+    auto w = gpuvet::RecordingWriter::Create(path, rec.meta);
+    if (!w.ok()) {
+      std::fprintf(stderr, "%s\n", w.status().message().c_str());
+      return 1;
+    }
+    for (const Sample& s : rec.samples) {
+      if (auto st = (*w)->Append(s); !st.ok()) {
+        std::fprintf(stderr, "%s\n", st.message().c_str());
+        return 1;
+      }
+    }
+    // A killed recorder never writes the end: leave the file as it is (WAL included).
+    if (rec.meta.end_unix_s) {
+      if (auto st = (*w)->Finish(rec.meta.end_unix_s, rec.meta.exit_code); !st.ok()) {
+        std::fprintf(stderr, "%s\n", st.message().c_str());
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
