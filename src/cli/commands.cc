@@ -9,6 +9,7 @@
 #include "cli/check_command.h"
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
+#include "cli/fleet_command.h"
 #include "cli/trace_command.h"
 #include "core/report.h"
 
@@ -28,6 +29,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
     {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
+    {"fleet", AddFleetCommand},
 };
 
 }  // namespace
