@@ -39,6 +39,7 @@ std::string SanitizeSlurmReason(std::string_view raw) {
   for (char c : raw) {
     char mapped = c == ';' ? ',' : (IsReasonChar(c) ? c : ' ');
     if (mapped == ' ' && (body.empty() || body.back() == ' ')) continue;
+    if (mapped == ',' && !body.empty() && body.back() == ' ') body.pop_back();
     body.push_back(mapped);
   }
   while (!body.empty() && body.back() == ' ') body.pop_back();
