@@ -18,6 +18,7 @@
 #include "core/policy.h"
 #include "core/report.h"
 #include "output/json_renderer.h"
+#include "output/metrics_renderer.h"
 #include "output/text_renderer.h"
 #include "rules/rules.h"
 #include "sources/host_source.h"
@@ -64,6 +65,16 @@ std::vector<std::string> SplitSelectors(const std::vector<std::string>& raw) {
   return out;
 }
 
+// Seconds since the epoch of an ISO 8601 UTC timestamp ("2026-01-01T00:00:00Z", as NowIso and
+// --now write it); the current time when it does not parse.
+double UnixTimeOf(const std::string& iso) {
+  std::tm tm{};
+  const char* end = ::strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (end == nullptr || (*end != 'Z' && *end != '\0'))
+    return static_cast<double>(std::time(nullptr));
+  return static_cast<double>(::timegm(&tm));
+}
+
 }  // namespace
 
 int RunCheck(const CheckFlags& in_flags) {
@@ -98,6 +109,14 @@ int RunCheck(const CheckFlags& in_flags) {
   }
   if (!flags.kernel_log.empty() && !PathExists(flags.kernel_log)) {
     return UsageError("check", "--kernel-log " + flags.kernel_log + ": no such file");
+  }
+  if (!flags.textfile.empty()) {
+    std::string dir = flags.textfile.substr(0, flags.textfile.rfind('/') + 1);
+    struct stat st;
+    if (!dir.empty() && (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+      return UsageError("check",
+                        "--textfile " + flags.textfile + ": directory " + dir + " does not exist");
+    }
   }
   HostPaths paths(flags.root);
   if (flags.pid != 0 && !PathExists(paths.Proc(std::to_string(flags.pid)))) {
@@ -152,6 +171,11 @@ int RunCheck(const CheckFlags& in_flags) {
   }
   std::fwrite(rendered.data(), 1, rendered.size(), stdout);
   std::fflush(stdout);
+  if (!flags.textfile.empty()) {
+    Status written = WriteFileAtomic(flags.textfile,
+                                     RenderCheckTextfile(report, UnixTimeOf(report.generated_at)));
+    if (!written.ok()) return UsageError("check", "--textfile: " + written.message());
+  }
   return report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;
 }
 
@@ -183,6 +207,9 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_flag("-v,--verbose", flags->verbose, "Also list passed checks and every meaning");
+  cmd->add_option("--textfile", flags->textfile,
+                  "Also write the check results as Prometheus metrics to this file, atomically, "
+                  "for node_exporter's textfile collector (name it *.prom)");
   cmd->callback([flags, exit_code] { *exit_code = RunCheck(*flags); });
 }
 

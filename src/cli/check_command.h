@@ -23,6 +23,7 @@ struct CheckFlags {
   std::string now;             // --now (ISO timestamp, for reproducible output)
   std::string color = "auto";  // --color auto|always|never
   bool verbose = false;
+  std::string textfile;  // --textfile PATH: also write gpuvet_check_status for node_exporter
 };
 
 // Registers the `check` subcommand on `app`; the callback stores its exit code in *exit_code.

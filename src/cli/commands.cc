@@ -9,6 +9,7 @@
 #include "cli/check_command.h"
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
+#include "cli/exporter_command.h"
 #include "cli/fleet_command.h"
 #include "cli/trace_command.h"
 #include "core/report.h"
@@ -29,6 +30,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
     {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
+    {"exporter", AddExporterCommand},
     {"fleet", AddFleetCommand},
 };
 

@@ -74,6 +74,7 @@ struct GpuState {
   Reading<double> power_w;
   Reading<double> power_limit_w;          // enforced limit
   Reading<double> default_power_limit_w;  // board default
+  Reading<double> energy_j;  // energy since the driver loaded (NVML counts mJ; Volta and newer)
 
   // PCIe as the GPU sees it (NVML). sysfs gives the host side: see PciFunction.
   Reading<int> pcie_gen;

@@ -115,10 +115,20 @@ struct XidEvent {
   std::string sample;  // the first message text, for evidence
 };
 
+// One Xid report as it appears in the log, before grouping (the fallen-off-the-bus echo of an
+// Xid 79 already dropped). The exporter counts each one once across re-reads of the ring buffer.
+struct XidOccurrence {
+  std::string pci_address;  // normalised "0000:38:00.0"
+  int xid = 0;
+  std::string time;  // the record's time as printed ("" when the line had none)
+  std::string text;  // the message text
+};
+
 struct KernelLogState {
   std::string source;          // "/dev/kmsg", "dmesg.log (dmesg --time-format iso)", …
   Reading<int> record_count;   // error/unsupported with the reason when the log was unreadable
   std::vector<XidEvent> xids;  // deduplicated per (pci_address, xid), sorted by address then xid
+  std::vector<XidOccurrence> xid_occurrences;  // every Xid record, in log order
 };
 
 struct HostState {

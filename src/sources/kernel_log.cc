@@ -191,7 +191,8 @@ KernelLogState ReadKernelLog(const HostPaths& paths, const std::string& log_file
     state.source = fmt::format("{} ({})", log_file, KernelLogFormatName(format));
   }
   state.record_count = Reading<int>::Of(static_cast<int>(records.size()));
-  state.xids = ExtractXidEvents(records);
+  state.xid_occurrences = ExtractXidOccurrences(records);
+  state.xids = GroupXidOccurrences(state.xid_occurrences);
   return state;
 }
 

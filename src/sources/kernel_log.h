@@ -45,6 +45,13 @@ KernelLogFormat DetectKernelLogFormat(std::string_view text);
 // as sample, and sorted by address then xid.
 std::vector<XidEvent> ExtractXidEvents(const std::vector<KernelLogRecord>& records);
 
+// The Xid reports of `records` one by one, in input order, with the same matching and
+// fallen-off-the-bus echo rule as ExtractXidEvents (which groups exactly these).
+std::vector<XidOccurrence> ExtractXidOccurrences(const std::vector<KernelLogRecord>& records);
+
+// Groups occurrences per (address, xid) as ExtractXidEvents describes.
+std::vector<XidEvent> GroupXidOccurrences(const std::vector<XidOccurrence>& occurrences);
+
 // Reads the kernel log and extracts Xid events. With a non-empty `log_file`, reads that file (any
 // format above; the last 64 MiB of larger files). Otherwise reads paths.Dev("kmsg"): a character
 // device is read record by record without blocking, from the oldest record, until EAGAIN or

@@ -115,8 +115,8 @@ std::optional<XidMatch> MatchFallenOffBus(std::string_view text) {
 
 }  // namespace
 
-std::vector<XidEvent> ExtractXidEvents(const std::vector<KernelLogRecord>& records) {
-  std::map<std::pair<std::string, int>, XidEvent> groups;
+std::vector<XidOccurrence> ExtractXidOccurrences(const std::vector<KernelLogRecord>& records) {
+  std::vector<XidOccurrence> out;
   std::map<std::string, size_t> last_xid79;  // address -> record index of its last Xid 79 line
   for (size_t i = 0; i < records.size(); ++i) {
     const KernelLogRecord& rec = records[i];
@@ -131,20 +131,32 @@ std::vector<XidEvent> ExtractXidEvents(const std::vector<KernelLogRecord>& recor
       if (!m->fallen_off_bus_line) last_xid79[m->address] = i;
       if (echo) continue;
     }
-    XidEvent& ev = groups[{m->address, m->xid}];
+    out.push_back(XidOccurrence{std::move(m->address), m->xid, rec.time, rec.text});
+  }
+  return out;
+}
+
+std::vector<XidEvent> GroupXidOccurrences(const std::vector<XidOccurrence>& occurrences) {
+  std::map<std::pair<std::string, int>, XidEvent> groups;
+  for (const XidOccurrence& o : occurrences) {
+    XidEvent& ev = groups[{o.pci_address, o.xid}];
     if (ev.count == 0) {
-      ev.pci_address = m->address;
-      ev.xid = m->xid;
-      ev.first_time = rec.time;
-      ev.sample = rec.text;
+      ev.pci_address = o.pci_address;
+      ev.xid = o.xid;
+      ev.first_time = o.time;
+      ev.sample = o.text;
     }
     ++ev.count;
-    ev.last_time = rec.time;
+    ev.last_time = o.time;
   }
   std::vector<XidEvent> out;
   out.reserve(groups.size());
   for (auto& [key, ev] : groups) out.push_back(std::move(ev));
   return out;
+}
+
+std::vector<XidEvent> ExtractXidEvents(const std::vector<KernelLogRecord>& records) {
+  return GroupXidOccurrences(ExtractXidOccurrences(records));
 }
 
 }  // namespace gpuvet

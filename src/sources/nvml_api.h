@@ -156,6 +156,8 @@ typedef struct {
           (device, milliwatts), false)                                                           \
   NVML_FN(nvmlDeviceGetPowerManagementDefaultLimit,                                              \
           (nvmlDevice_t device, unsigned int* milliwatts), (device, milliwatts), false)          \
+  NVML_FN(nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t device, unsigned long long* mj),    \
+          (device, mj), false)                                                                   \
   NVML_FN(nvmlDeviceGetCurrPcieLinkGeneration, (nvmlDevice_t device, unsigned int* gen),         \
           (device, gen), false)                                                                  \
   NVML_FN(nvmlDeviceGetMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int* gen),          \

@@ -156,6 +156,8 @@ class DeviceReader {
     gpu_.power_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerUsage));
     gpu_.power_limit_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetEnforcedPowerLimit));
     gpu_.default_power_limit_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerManagementDefaultLimit));
+    auto [eo, mj] = Get(GPUVET_NVML(nvmlDeviceGetTotalEnergyConsumption));
+    gpu_.energy_j = ToReading(eo, static_cast<double>(mj) / 1000.0);
   }
 
   void ReadPcie() {

@@ -78,6 +78,7 @@ inline constexpr Field<double> kDoubleFields[] = {
     {"power_limit_w", &GpuState::power_limit_w, "nvmlDeviceGetEnforcedPowerLimit"},
     {"default_power_limit_w", &GpuState::default_power_limit_w,
      "nvmlDeviceGetPowerManagementDefaultLimit"},
+    {"energy_j", &GpuState::energy_j, "nvmlDeviceGetTotalEnergyConsumption"},
 };
 
 // Identity strings are plain std::string in GpuState: empty means "not answered".

@@ -339,6 +339,12 @@ int Body_nvmlDeviceGetEnforcedPowerLimit(const Ctx& c, nvmlDevice_t, unsigned* m
 int Body_nvmlDeviceGetPowerManagementDefaultLimit(const Ctx& c, nvmlDevice_t, unsigned* mw) {
   return AnswerMilliwatts(G(c).default_power_limit_w, mw);
 }
+int Body_nvmlDeviceGetTotalEnergyConsumption(const Ctx& c, nvmlDevice_t, unsigned long long* mj) {
+  const Reading<double>& j = G(c).energy_j;
+  if (int code = ScenarioAnswerCode(j); code != NVML_SUCCESS) return code;
+  *mj = static_cast<unsigned long long>(std::llround(j.value * 1000.0));
+  return NVML_SUCCESS;
+}
 
 int Body_nvmlDeviceGetCurrPcieLinkGeneration(const Ctx& c, nvmlDevice_t, unsigned* v) {
   return Answer(G(c).pcie_gen, v);
