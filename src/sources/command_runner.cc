@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 extern char** environ;
 
@@ -110,9 +111,21 @@ CommandResult RunCommand(const std::vector<std::string>& argv, double timeout_s)
   for (pollfd& p : fds) {
     if (p.fd >= 0) close(p.fd);
   }
-  if (r.timed_out) kill(pid, SIGKILL);
+  // The child may close its output and keep running: the deadline still holds.
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (!r.timed_out) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      r.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (r.timed_out) {
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   if (r.timed_out) {
     r.error = fmt::format("timed out after {} s (killed)", timeout_s);

@@ -45,5 +45,12 @@ TEST(CommandRunnerTest, DeadlineKills) {
   EXPECT_EQ(r.Describe(), "timed out after 0.3 s (killed)");
 }
 
+TEST(CommandRunnerTest, DeadlineHoldsAfterTheChildClosesItsOutput) {
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = RunCommand({"sh", "-c", "exec >&- 2>&-; exec sleep 30"}, 0.3);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(r.timed_out);
+}
+
 }  // namespace
 }  // namespace gpuvet
