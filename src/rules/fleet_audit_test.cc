@@ -314,6 +314,24 @@ TEST(FleetAuditTest, RanksWorstFirstAndQuarantinesFails) {
   EXPECT_EQ(r.verdict, Severity::kFail);
 }
 
+TEST(FleetPolicyTest, FleetTableAndVbiosAllowList) {
+  auto p = ParsePolicy(
+      "[driver]\nallowed_vbios_versions = [\"96.00.89.*\"]\n"
+      "[fleet]\necc_sbe_rate_fail_per_h = 50\nbench_z = 5\nmin_pool_nodes = 4\n",
+      "p.toml");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->allowed_vbios_versions, std::vector<std::string>{"96.00.89.*"});
+  EXPECT_DOUBLE_EQ(p->fleet.ecc_sbe_rate_fail_per_h, 50);
+  EXPECT_DOUBLE_EQ(p->fleet.bench_z, 5);
+  EXPECT_EQ(p->fleet.min_pool_nodes, 4);
+  auto bad = ParsePolicy("[fleet]\nthermal_share = 0.1\n", "p.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "p.toml:2:17: unknown key 'fleet.thermal_share' (docs/policy.md lists them)");
+  EXPECT_FALSE(ParsePolicy("[fleet]\nthermal_share_warn = 2\n", "p.toml").ok());
+  EXPECT_FALSE(ParsePolicy("[fleet]\nmin_pool_nodes = 1\n", "p.toml").ok());
+}
+
 TEST(FleetCatalogueTest, SortedCompleteAndKnown) {
   auto all = FleetFindings();
   for (size_t i = 0; i < all.size(); ++i) {
