@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "util/file.h"
@@ -52,27 +53,32 @@ std::optional<std::string> EvidenceValue(const json& finding, const char* name) 
   return std::nullopt;
 }
 
-FleetGpu* GpuByIndex(FleetNode& node, int index) {
-  for (FleetGpu& g : node.gpus) {
+FleetGpu* GpuByIndex(std::vector<FleetGpu>& gpus, int index) {
+  for (FleetGpu& g : gpus) {
     if (g.index == index) return &g;
   }
   return nullptr;
 }
 
-// The node's state from its newest check report.
-void ApplyLatestCheck(const FleetReportFile& r, FleetNode& node) {
-  const json& src = r.doc.contains("gpu_source") ? r.doc["gpu_source"] : json::object();
-  node.driver_version = Str(src, "driver_version");
-  node.cuda_version = Str(src, "cuda_version");
-  node.gpus.clear();
-  if (r.doc.contains("gpus") && r.doc["gpus"].is_array()) {
-    for (const json& g : r.doc["gpus"]) {
-      FleetGpu gpu;
-      gpu.index = static_cast<int>(Num(g, "index").value_or(-1));
-      gpu.uuid = Str(g, "uuid");
-      gpu.name = Str(g, "name");
-      gpu.pci_bus_id = Str(g, "pci_bus_id");
-      gpu.vbios_version = Str(g, "vbios_version");
+FleetGpu GpuIdentity(const json& g) {
+  FleetGpu gpu;
+  gpu.index = static_cast<int>(Num(g, "index").value_or(-1));
+  gpu.uuid = Str(g, "uuid");
+  gpu.name = Str(g, "name");
+  gpu.pci_bus_id = Str(g, "pci_bus_id");
+  gpu.vbios_version = Str(g, "vbios_version");
+  return gpu;
+}
+
+// A check report: versions, GPUs with their link state, non-ok findings, and one sample per GPU
+// of the corrected ECC count and the throttle reasons.
+void ExtractCheck(const json& doc, FleetReportFile& r) {
+  const json& src = doc.contains("gpu_source") ? doc["gpu_source"] : json::object();
+  r.driver_version = Str(src, "driver_version");
+  r.cuda_version = Str(src, "cuda_version");
+  if (doc.contains("gpus") && doc["gpus"].is_array()) {
+    for (const json& g : doc["gpus"]) {
+      FleetGpu gpu = GpuIdentity(g);
       if (g.contains("pcie")) {
         const json& p = g["pcie"];
         gpu.pcie_gen = Num(p, "gen");
@@ -81,75 +87,92 @@ void ApplyLatestCheck(const FleetReportFile& r, FleetNode& node) {
         gpu.pcie_width_max = Num(p, "width_max");
       }
       if (auto u = Num(g, "gpu_util_pct")) gpu.utilization = *u / 100;
-      node.gpus.push_back(std::move(gpu));
+      r.gpus.push_back(std::move(gpu));
     }
   }
-  node.checks.clear();
-  node.has_checks = true;
-  if (!r.doc.contains("findings") || !r.doc["findings"].is_array()) return;
-  for (const json& f : r.doc["findings"]) {
+  if (!doc.contains("findings") || !doc["findings"].is_array()) return;
+  for (const json& f : doc["findings"]) {
     const std::string id = Str(f, "id");
     const std::optional<Severity> sev = ParseSeverity(Str(f, "severity"));
     if (sev && *sev != Severity::kOk) {
-      node.checks.push_back({id, Str(f, "subject"), *sev, Str(f, "summary")});
+      r.checks.push_back({id, Str(f, "subject"), *sev, Str(f, "summary")});
     }
-    if (id == "ecc.volatile_dbe") {
-      FleetGpu* g = GpuByIndex(node, GpuIndexOf(Str(f, "subject")));
-      auto v = EvidenceValue(f, "uncorrected_volatile");
-      if (g && v) g->ecc_uncorrected = ParseDouble(*v);
-    }
-  }
-}
-
-// The series samples one check report adds (corrected ECC count, throttle reasons).
-void AddSamples(const FleetReportFile& r, FleetNode& node) {
-  if (!r.doc.contains("findings") || !r.doc["findings"].is_array()) return;
-  std::set<int> throttle_seen;
-  for (const json& f : r.doc["findings"]) {
-    const std::string id = Str(f, "id");
-    FleetGpu* g = GpuByIndex(node, GpuIndexOf(Str(f, "subject")));
+    FleetGpu* g = GpuByIndex(r.gpus, GpuIndexOf(Str(f, "subject")));
     if (!g) continue;
-    if (id == "ecc.volatile_sbe") {
+    if (id == "ecc.volatile_dbe") {
+      if (auto v = EvidenceValue(f, "uncorrected_volatile")) g->ecc_uncorrected = ParseDouble(*v);
+    } else if (id == "ecc.volatile_sbe") {
       if (auto v = EvidenceValue(f, "corrected_volatile")) {
-        if (auto n = ParseDouble(*v)) g->ecc_corrected.push_back({r.time, *n});
+        if (auto n = ParseDouble(*v)) g->ecc_corrected = {{r.time, *n}};
       }
-    } else if (StartsWith(id, "throttle.") && !throttle_seen.count(g->index)) {
+    } else if (StartsWith(id, "throttle.") && g->thermal_active.empty()) {
       auto bits_text = EvidenceValue(f, "clock_event_reasons");
       if (!bits_text) continue;
       char* end = nullptr;
       uint64_t bits = std::strtoull(bits_text->c_str(), &end, 16);
       if (end == bits_text->c_str()) continue;
-      throttle_seen.insert(g->index);
-      g->thermal_active.push_back({r.time, (bits & kThermalBits) ? 1.0 : 0.0});
-      g->power_active.push_back({r.time, (bits & kPowerBits) ? 1.0 : 0.0});
+      g->thermal_active = {{r.time, (bits & kThermalBits) ? 1.0 : 0.0}};
+      g->power_active = {{r.time, (bits & kPowerBits) ? 1.0 : 0.0}};
     }
   }
 }
 
-void ApplyBench(const FleetReportFile& r, FleetNode& node) {
-  node.bench.clear();
-  const json& ms = r.doc.contains("measurements") ? r.doc["measurements"] : json::array();
-  if (!ms.is_array()) return;
-  for (const json& m : ms) {
-    if (m.contains("skipped") && !m["skipped"].is_null()) continue;
-    auto median = Num(m, "median");
-    if (!median || Str(m, "id").empty()) continue;
-    node.bench.push_back({Str(m, "id"), static_cast<int>(Num(m, "gpu").value_or(-1)),
-                          static_cast<int>(Num(m, "peer").value_or(-1)), *median, Str(m, "unit")});
+void ExtractBench(const json& doc, FleetReportFile& r) {
+  const json& ms = doc.contains("measurements") ? doc["measurements"] : json::array();
+  if (ms.is_array()) {
+    for (const json& m : ms) {
+      if (m.contains("skipped") && !m["skipped"].is_null()) continue;
+      auto median = Num(m, "median");
+      if (!median || Str(m, "id").empty()) continue;
+      r.bench.push_back({Str(m, "id"), static_cast<int>(Num(m, "gpu").value_or(-1)),
+                         static_cast<int>(Num(m, "peer").value_or(-1)), *median, Str(m, "unit")});
+    }
   }
-  if (!node.has_checks && node.gpus.empty() && r.doc.contains("gpus") && r.doc["gpus"].is_array()) {
-    for (const json& g : r.doc["gpus"]) {
-      FleetGpu gpu;
-      gpu.index = static_cast<int>(Num(g, "index").value_or(-1));
-      gpu.name = Str(g, "name");
-      gpu.pci_bus_id = Str(g, "pci_bus_id");
+  if (doc.contains("gpus") && doc["gpus"].is_array()) {
+    for (const json& g : doc["gpus"]) {
+      FleetGpu gpu = GpuIdentity(g);
       if (g.contains("pcie")) {
         gpu.pcie_gen_max = Num(g["pcie"], "gen_max");
         gpu.pcie_width_max = Num(g["pcie"], "width_max");
       }
-      node.gpus.push_back(std::move(gpu));
+      r.gpus.push_back(std::move(gpu));
     }
   }
+}
+
+// The node's state from its newest check report (series are added by AddSamples).
+void ApplyLatestCheck(const FleetReportFile& r, FleetNode& node) {
+  node.driver_version = r.driver_version;
+  node.cuda_version = r.cuda_version;
+  node.gpus.clear();
+  for (const FleetGpu& g : r.gpus) {
+    FleetGpu copy = g;
+    copy.ecc_corrected.clear();
+    copy.thermal_active.clear();
+    copy.power_active.clear();
+    node.gpus.push_back(std::move(copy));
+  }
+  node.checks = r.checks;
+  node.has_checks = true;
+}
+
+// The series samples one check report adds (corrected ECC count, throttle reasons).
+void AddSamples(const FleetReportFile& r, FleetNode& node) {
+  for (const FleetGpu& src : r.gpus) {
+    FleetGpu* g = GpuByIndex(node.gpus, src.index);
+    if (!g) continue;
+    auto append = [](std::vector<TimedValue>& to, const std::vector<TimedValue>& from) {
+      to.insert(to.end(), from.begin(), from.end());
+    };
+    append(g->ecc_corrected, src.ecc_corrected);
+    append(g->thermal_active, src.thermal_active);
+    append(g->power_active, src.power_active);
+  }
+}
+
+void ApplyBench(const FleetReportFile& r, FleetNode& node) {
+  node.bench = r.bench;
+  if (!node.has_checks && node.gpus.empty()) node.gpus = r.gpus;
 }
 
 }  // namespace
@@ -183,12 +206,13 @@ Result<double> ParseIsoTime(std::string_view iso) {
 Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::string& source) {
   FleetReportFile r;
   r.source = source;
+  json doc;
   try {
-    r.doc = json::parse(text);
+    doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return InvalidInput(fmt::format("not JSON (byte {})", e.byte));
   }
-  const std::string schema = Str(r.doc, "schema");
+  const std::string schema = Str(doc, "schema");
   if (schema == "gpuvet.check/v1") {
     r.kind = FleetReportFile::Kind::kCheck;
   } else if (schema == "gpuvet.bench/v1") {
@@ -199,14 +223,16 @@ Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::strin
                                                      "gpuvet.bench/v1",
                                                      schema));
   }
-  auto t = ParseIsoTime(Str(r.doc, "generated_at"));
+  auto t = ParseIsoTime(Str(doc, "generated_at"));
   if (!t.ok()) return InvalidInput("generated_at: " + t.status().message());
   r.time = *t;
   if (r.kind == FleetReportFile::Kind::kCheck) {
-    r.host = r.doc.contains("host") ? Str(r.doc["host"], "hostname") : "";
+    r.host = doc.contains("host") ? Str(doc["host"], "hostname") : "";
     if (r.host.empty()) return InvalidInput("check report without host.hostname");
-  } else if (r.doc.contains("host")) {
-    r.host = Str(r.doc["host"], "hostname");  // future bench reports may carry it
+    ExtractCheck(doc, r);
+  } else {
+    if (doc.contains("host")) r.host = Str(doc["host"], "hostname");  // future bench reports
+    ExtractBench(doc, r);
   }
   return r;
 }

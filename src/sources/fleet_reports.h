@@ -4,7 +4,6 @@
 // throttling series. Files that are not such reports are skipped with the reason, never fatal.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,14 +13,20 @@
 
 namespace gpuvet {
 
-// One report file, recognised by its "schema".
+// What the fleet needs from one report file, recognised by its "schema". Only this is kept (not
+// the document), so memory follows the number of GPUs and findings, not the size of the files.
 struct FleetReportFile {
   enum class Kind { kCheck, kBench };
   Kind kind = Kind::kCheck;
   std::string source;  // the path
   std::string host;    // host.hostname (check; bench reports carry none, see ReadFleetReports)
   double time = 0;     // generated_at as unix seconds
-  nlohmann::json doc;
+  std::string driver_version, cuda_version;  // check
+  // Check: identity, link state, ecc_uncorrected, and this report's one sample of each series.
+  // Bench: identity and maximum link only.
+  std::vector<FleetGpu> gpus;
+  std::vector<FleetCheck> checks;       // check: the findings that are not ok
+  std::vector<FleetBenchFigure> bench;  // bench: measured (not skipped) figures
 };
 
 // Parses one file's text. InvalidInput names why it is not a usable report: not JSON, another
