@@ -28,6 +28,8 @@
 #include "run_binary.h"
 #include "testing/temp_tree.h"
 
+extern char** environ;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -68,17 +70,23 @@ class Child {
   Child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
         const std::string& log)
       : log_(log) {
+    // Everything the child needs is built before fork: another thread (the ECC writer) may hold
+    // the allocator's lock, so the child only calls async-signal-safe functions.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+    env_strings.insert(env_strings.end(), env.begin(), env.end());
+    std::vector<char*> args, envp;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    for (const std::string& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
       setpgid(0, 0);
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(fd, 1);
       dup2(fd, 2);
-      for (const std::string& e : env) putenv(strdup(e.c_str()));
-      std::vector<char*> args;
-      for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-      args.push_back(nullptr);
-      execv(args[0], args.data());
+      execve(args[0], args.data(), envp.data());
       _exit(127);
     }
   }
