@@ -94,6 +94,13 @@ bool LoadAndAudit(const FleetFlags& flags, const char* command, FleetReport* rep
     input = ReadFleetFromPrometheus(*client.value(), now, *window);
   }
   if (!input.ok()) return fail(input.status().message());
+  if (input->nodes.empty()) {
+    return fail(fmt::format("{}: no gpuvet check or bench report found ({} files skipped{})",
+                            input->origin, input->skipped.size(),
+                            input->skipped.empty() ? ""
+                                                   : ", e.g. " + input->skipped[0].source + ": " +
+                                                         input->skipped[0].reason));
+  }
   *report = AuditFleet(*input, policy);
   report->gpuvet_version = GPUVET_VERSION;
   report->generated_at = flags.now.empty() ? NowIso() : flags.now;

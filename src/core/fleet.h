@@ -70,6 +70,9 @@ struct FleetInput {
   std::string origin;  // "reports DIR" or "prometheus URL"
   double now = 0;      // unix seconds the window ends at
   double window_s = 0;
+  // A node whose newest data is older than this is stale (fleet.stale); 0 = the window. The
+  // Prometheus reader sets a few scrape steps: a node it has not seen for minutes is not current.
+  double stale_after_s = 0;
   std::vector<FleetNode> nodes;  // sorted by name
   std::vector<FleetSkipped> skipped;
 };

@@ -73,13 +73,15 @@ FleetReport AuditFleet(const FleetInput& input, const Policy& policy) {
     add(CheckFindings(n));
     add(GpuHealthFindings(n, policy, input.now, input.window_s));
     if (bench.count(n.name)) add(bench[n.name]);
-    if (input.window_s > 0 && n.last_seen > 0 && n.last_seen < input.now - input.window_s) {
+    const double stale_after = input.stale_after_s > 0 ? input.stale_after_s : input.window_s;
+    if (stale_after > 0 && n.last_seen > 0 && n.last_seen < input.now - stale_after) {
+      const std::string limit = stale_after == input.window_s ? "the window" : "the limit";
       r.findings.push_back(MakeFleetFinding(
           "fleet.stale", "node", Severity::kWarn,
-          fmt::format("newest data is {} old, older than the {} window",
-                      FormatAge(input.now - n.last_seen), FormatAge(input.window_s)),
+          fmt::format("newest data is {} old, older than {} ({})",
+                      FormatAge(input.now - n.last_seen), limit, FormatAge(stale_after)),
           {{"age_s", FormatNumber(input.now - n.last_seen, 0),
-            fmt::format("<= window {}", FormatNumber(input.window_s, 0))}}));
+            fmt::format("<= {}", FormatNumber(stale_after, 0))}}));
     }
     std::stable_sort(r.findings.begin(), r.findings.end(), [](const Finding& a, const Finding& b) {
       if (a.severity != b.severity) return a.severity > b.severity;

@@ -314,6 +314,22 @@ TEST(FleetAuditTest, RanksWorstFirstAndQuarantinesFails) {
   EXPECT_EQ(r.verdict, Severity::kFail);
 }
 
+TEST(FleetAuditTest, StaleAfterItsOwnLimit) {
+  // The Prometheus reader sets a short limit: not scraped for 10 minutes is not current.
+  FleetInput in;
+  in.now = kNow;
+  in.window_s = kDay;
+  in.stale_after_s = 300;
+  in.nodes = {Node("gone"), Node("here")};
+  in.nodes[0].last_seen = kNow - 600;
+  FleetReport r = AuditFleet(in, Policy{});
+  ASSERT_EQ(r.nodes[0].node, "gone");
+  ASSERT_EQ(r.nodes[0].findings.size(), 1u);
+  EXPECT_EQ(r.nodes[0].findings[0].summary,
+            "newest data is 600 s old, older than the limit (300 s)");
+  EXPECT_TRUE(r.nodes[1].findings.empty());
+}
+
 TEST(FleetPolicyTest, FleetTableAndVbiosAllowList) {
   auto p = ParsePolicy(
       "[driver]\nallowed_vbios_versions = [\"96.00.89.*\"]\n"

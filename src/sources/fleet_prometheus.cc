@@ -134,6 +134,8 @@ class Builder {
     in.origin = "prometheus " + client_.url();
     in.now = now_;
     in.window_s = window_s_;
+    // Not scraped for three steps (at least 5 minutes, Prometheus's own staleness lookback).
+    in.stale_after_s = std::min(window_s_, std::max(300.0, 3 * step_));
     for (auto& [name, n] : nodes_) {
       std::sort(n.gpus.begin(), n.gpus.end(),
                 [](const FleetGpu& a, const FleetGpu& b) { return a.index < b.index; });

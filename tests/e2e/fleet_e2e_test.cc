@@ -132,6 +132,13 @@ TEST(FleetAuditE2eTest, InputErrors) {
   RunResult missing = Gpuvet({"fleet", "audit", "--reports", "/nonexistent/gpuvet"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("not a directory"), std::string::npos);
+  gpuvet::test::TempTree empty("fleet_empty");
+  empty.Write("notes.txt", "not a report\n");
+  RunResult nothing = Gpuvet({"fleet", "audit", "--reports", empty.root()});
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_NE(nothing.err.find("no gpuvet check or bench report found (1 files skipped, e.g. "),
+            std::string::npos)
+      << nothing.err;
   RunResult window = Gpuvet({"fleet", "audit", "--reports", ".", "--window", "soon"});
   EXPECT_EQ(window.exit_code, 2);
   EXPECT_NE(window.err.find("--window"), std::string::npos);
