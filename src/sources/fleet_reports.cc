@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -36,6 +37,14 @@ std::optional<double> Num(const json& j, const char* key) {
   return j[key].get<double>();
 }
 
+// An index-like integer field; -1 when absent, fractional or out of range (hostile input must not
+// reach a float-to-int conversion that overflows).
+int Index(const json& j, const char* key) {
+  std::optional<double> v = Num(j, key);
+  if (!v || *v < -1 || *v > 1e6 || *v != std::floor(*v)) return -1;
+  return static_cast<int>(*v);
+}
+
 // "gpu3 (0000:5d:00.0)" -> 3; -1 when the subject is not a GPU.
 int GpuIndexOf(const std::string& subject) {
   if (!StartsWith(subject, "gpu")) return -1;
@@ -62,7 +71,7 @@ FleetGpu* GpuByIndex(std::vector<FleetGpu>& gpus, int index) {
 
 FleetGpu GpuIdentity(const json& g) {
   FleetGpu gpu;
-  gpu.index = static_cast<int>(Num(g, "index").value_or(-1));
+  gpu.index = Index(g, "index");
   gpu.uuid = Str(g, "uuid");
   gpu.name = Str(g, "name");
   gpu.pci_bus_id = Str(g, "pci_bus_id");
@@ -124,8 +133,7 @@ void ExtractBench(const json& doc, FleetReportFile& r) {
       if (m.contains("skipped") && !m["skipped"].is_null()) continue;
       auto median = Num(m, "median");
       if (!median || Str(m, "id").empty()) continue;
-      r.bench.push_back({Str(m, "id"), static_cast<int>(Num(m, "gpu").value_or(-1)),
-                         static_cast<int>(Num(m, "peer").value_or(-1)), *median, Str(m, "unit")});
+      r.bench.push_back({Str(m, "id"), Index(m, "gpu"), Index(m, "peer"), *median, Str(m, "unit")});
     }
   }
   if (doc.contains("gpus") && doc["gpus"].is_array()) {

@@ -119,6 +119,21 @@ TEST(FleetReportsTest, BenchWithoutCheckTakesTheDirectoryName) {
   EXPECT_EQ(in->nodes[0].name, "gpu-node-09");
 }
 
+TEST(FleetReportsTest, HostileNumbersAreIgnored) {
+  auto r = ParseFleetReport(
+      R"({"schema": "gpuvet.bench/v1", "generated_at": "2026-01-01T00:00:00Z",
+          "gpus": [{"index": 1e300, "pcie": {"gen_max": "five"}}],
+          "measurements": [{"id": "h2d_pinned", "gpu": -1e300, "peer": 0.5, "median": 1}]})",
+      "f");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->gpus.size(), 1u);
+  EXPECT_EQ(r->gpus[0].index, -1);
+  EXPECT_FALSE(r->gpus[0].pcie_gen_max.has_value());
+  ASSERT_EQ(r->bench.size(), 1u);
+  EXPECT_EQ(r->bench[0].gpu, -1);
+  EXPECT_EQ(r->bench[0].peer, -1);
+}
+
 TEST(FleetReportsTest, MissingDirectory) {
   auto in = ReadFleetReports("/nonexistent/fleet", 0, 1);
   ASSERT_FALSE(in.ok());
