@@ -17,6 +17,8 @@ PACKAGES=(
   libsqlite3-dev zlib1g-dev
   libcpp-httplib-dev prometheus
   libgtest-dev libgmock-dev libbenchmark-dev
+  libcpp-httplib-dev
+  prometheus prometheus-node-exporter
 )
 
 install_packages() {

@@ -10,4 +10,7 @@ python3 tests/fixtures/bench/generate.py >/dev/null
 cmake -S . -B "$BUILD" -G Ninja >/dev/null
 cmake --build "$BUILD" --target e2e_test gpuvet fake_nvml fake_cuda
 GPUVET_UPDATE_GOLDEN=1 "$BUILD/tests/e2e/e2e_test" --gtest_filter='Fixtures*:TraceFixtures*:BenchFixtures*'
-git status --short tests/fixtures
+# The exporter's exposition golden (tests/e2e/exporter/).
+cmake --build "$BUILD" --target exporter_e2e_test
+GPUVET_UPDATE_GOLDEN=1 "$BUILD/tests/e2e/exporter_e2e_test" --gtest_filter='ExporterE2E.ServesTheGoldenExposition'
+git status --short tests/fixtures tests/e2e/exporter

@@ -80,6 +80,21 @@ bool IsHang(const GpuInventory& inv) {
   return inv.state == GpuSourceState::kHung || !HungCall(inv).empty();
 }
 
+// What to serve after a failed NVML read: when devices were enumerated, the GPUs read completely
+// before a hang stay fresh and only the abandoned ones fall back to their last good values; when
+// NVML failed as a whole, the last good inventory.
+GpuInventory MergeWithLastGood(const GpuInventory& attempt, const GpuInventory& last_good) {
+  if (attempt.state != GpuSourceState::kOk) return last_good;
+  GpuInventory merged = attempt;
+  for (GpuState& g : merged.gpus) {
+    if (!g.abandoned) continue;
+    for (const GpuState& old : last_good.gpus) {
+      if (old.index == g.index) g = old;
+    }
+  }
+  return merged;
+}
+
 }  // namespace
 
 // A lost GPU answers nothing, not even its PCI address, yet its Xid 79 names the address. When
@@ -156,7 +171,7 @@ void Collector::CollectOnce() {
     }
   }
   const bool serving_old = !nvml_ok && last_good_.has_value();
-  const GpuInventory& values = serving_old ? *last_good_ : inv;
+  const GpuInventory values = serving_old ? MergeWithLastGood(inv, *last_good_) : inv;
 
   // Host sources and the kernel log.
   HostOptions host_options;
@@ -190,10 +205,12 @@ void Collector::CollectOnce() {
   AddXidCounters(set, xid_series);
   AddCheckStatus(set, findings);
   auto body = std::make_shared<const std::string>(set.Render());
+  auto body_gzip = std::make_shared<const GzipPrefix>(GzipStart(*body));
 
   const double duration = std::chrono::duration<double>(Clock::now() - start).count();
   std::lock_guard<std::mutex> lock(mutex_);
   body_ = std::move(body);
+  body_gzip_ = std::move(body_gzip);
   last_duration_s_ = duration;
   in_flight_since_.reset();
   ++collections_;
@@ -244,13 +261,15 @@ bool Collector::InFlightOverdue(Clock::time_point now, Clock::duration* running)
   return *running > options_.interval;
 }
 
-std::string Collector::RenderScrape() {
+std::string Collector::RenderScrape(bool gzip) {
   const uint64_t scrapes = scrapes_.fetch_add(1, std::memory_order_relaxed) + 1;
   std::shared_ptr<const std::string> body;
+  std::shared_ptr<const GzipPrefix> body_gzip;
   MetricSet self;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     body = body_;
+    body_gzip = body_gzip_;
     Clock::duration running{};
     bool stale = stale_ || InFlightOverdue(Clock::now(), &running);
     self.Add("gpuvet_exporter_collection_duration_seconds",
@@ -273,8 +292,9 @@ std::string Collector::RenderScrape() {
   }
   self.Add("gpuvet_exporter_scrapes_total", "Scrapes of /metrics served.", MetricType::kCounter, {},
            static_cast<double>(scrapes));
-  std::string out;
   std::string self_text = self.Render();
+  if (gzip) return GzipFinish(body_gzip ? *body_gzip : GzipStart(""), self_text);
+  std::string out;
   out.reserve((body ? body->size() : 0) + self_text.size());
   if (body) out += *body;
   out += self_text;

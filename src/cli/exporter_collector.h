@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/exporter_gzip.h"
 #include "core/gpu_state.h"
 #include "core/host_state.h"
 #include "core/policy.h"
@@ -58,8 +59,9 @@ class Collector {
   void Stop();
 
   // The exposition for one scrape: the cached families plus the self-metrics, with
-  // gpuvet_exporter_scrapes_total counting this scrape. Never waits for a collection.
-  std::string RenderScrape();
+  // gpuvet_exporter_scrapes_total counting this scrape. Never waits for a collection. With
+  // `gzip`, the same text as one gzip member, built from the body compressed once per collection.
+  std::string RenderScrape(bool gzip = false);
 
   ExporterHealth Health() const;
 
@@ -86,6 +88,7 @@ class Collector {
   // Scrape-visible state.
   mutable std::mutex mutex_;
   std::shared_ptr<const std::string> body_;
+  std::shared_ptr<const GzipPrefix> body_gzip_;
   double last_duration_s_ = 0;
   std::optional<double> last_success_unix_;
   std::optional<std::chrono::steady_clock::time_point> last_success_steady_;

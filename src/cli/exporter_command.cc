@@ -115,12 +115,17 @@ int RunExporter(const ExporterFlags& flags) {
   collector.CollectOnce();
   collector.Start();
 
-  std::atomic<bool> stopping{false};
+  std::atomic<bool> stopping{false}, run_returned{false};
   std::thread signal_thread([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     stopping = true;
-    server.Stop();
+    // Stop() is a no-op until the listen loop runs, and a signal can arrive just before it
+    // starts: repeat until Run() has returned.
+    while (!run_returned) {
+      server.Stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   });
 
   std::string shown_host = server_options.host.find(':') != std::string::npos
@@ -131,6 +136,7 @@ int RunExporter(const ExporterFlags& flags) {
   std::fflush(stderr);
 
   bool ran = server.Run();
+  run_returned = true;
   if (!stopping) pthread_kill(signal_thread.native_handle(), SIGTERM);  // wake the waiter
   signal_thread.join();
   collector.Stop();

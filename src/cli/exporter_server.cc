@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -75,6 +77,16 @@ class BoundedPool : public httplib::TaskQueue {
   bool shutdown_ = false;
 };
 
+// True when an Accept-Encoding value lists gzip without refusing it ("gzip;q=0").
+bool AcceptsGzip(const std::string& accept) {
+  size_t at = accept.find("gzip");
+  if (at == std::string::npos) return false;
+  size_t end = accept.find(',', at);
+  std::string item = accept.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+  return item.find("q=0") == std::string::npos || item.find("q=0.") != std::string::npos;
+}
+
 bool IsKnownPath(const std::string& path) {
   return path == "/" || path == "/metrics" || path == "/healthz";
 }
@@ -103,6 +115,12 @@ ExporterServer::ExporterServer(Collector& collector, ServerOptions options)
   s.set_keep_alive_timeout(options_.keep_alive_timeout_s);
   s.set_payload_max_length(0);  // no request carries a body
   s.set_tcp_nodelay(true);
+  // cpp-httplib's default also sets SO_REUSEPORT on Linux, which lets a second exporter bind the
+  // same port and silently take half the scrapes; SO_REUSEADDR alone allows quick restarts.
+  s.set_socket_options([](int sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
 
   // Read-only: anything but GET/HEAD is answered before routing (and before a body is read).
   s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -118,8 +136,17 @@ ExporterServer::ExporterServer(Collector& collector, ServerOptions options)
     }
     return httplib::Server::HandlerResponse::Handled;
   });
-  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(collector_.RenderScrape(), kExpositionType);
+  s.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+    const bool gzip = AcceptsGzip(req.get_header_value("Accept-Encoding"));
+    auto body = std::make_shared<const std::string>(collector_.RenderScrape(gzip));
+    if (gzip) res.set_header("Content-Encoding", "gzip");
+    res.set_header("Vary", "Accept-Encoding");
+    // A sized content provider: cpp-httplib sends it as is, where set_content would gzip the
+    // whole text again on every scrape.
+    res.set_content_provider(body->size(), kExpositionType,
+                             [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                               return sink.write(body->data() + offset, length);
+                             });
   });
   s.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     ExporterHealth h = collector_.Health();

@@ -19,9 +19,9 @@ class Collector;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 9835;  // 0: any free port (Bind returns it)
-  int threads = 8;  // worker threads serving connections
-  int queue = 64;   // accepted connections waiting for a worker; accept pauses beyond
+  int port = 9835;   // 0: any free port (Bind returns it)
+  int threads = 16;  // worker threads; each idle keep-alive or slow client holds one
+  int queue = 64;    // accepted connections waiting for a worker; accept pauses beyond
   int read_timeout_ms = 5000;
   int write_timeout_ms = 5000;
   int keep_alive_max = 100;  // requests per connection

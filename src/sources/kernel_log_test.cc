@@ -367,5 +367,29 @@ TEST(KernelLogSharedDataTest, DecodeIsoLogHasXid13And43) {
   EXPECT_EQ(state.xids[1].last_time, "2025-01-21T04:41:44,287197+00:00");
 }
 
+// The exporter counts records one by one: occurrences keep each record's time and text, drop the
+// fallen-off-the-bus echo of an Xid 79, and group back into exactly ExtractXidEvents's result.
+TEST(KernelLogXid, OccurrencesAreTheUngroupedEvents) {
+  std::vector<KernelLogRecord> records = ParseKernelLog(
+      "[  100.5] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', GPU has fallen off the bus.\n"
+      "[  100.5] NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus.\n"
+      "[  120.0] NVRM: Xid (PCI:0000:5d:00): 13, pid=42, Graphics Exception\n"
+      "[  121.0] NVRM: Xid (PCI:0000:5d:00): 13, pid=42, Graphics Exception\n");
+  std::vector<XidOccurrence> occ = ExtractXidOccurrences(records);
+  ASSERT_EQ(occ.size(), 3u);
+  EXPECT_EQ(occ[0].pci_address, "0000:3b:00.0");
+  EXPECT_EQ(occ[0].xid, 79);
+  EXPECT_EQ(occ[1].time, records[2].time);
+  EXPECT_EQ(occ[2].text, "NVRM: Xid (PCI:0000:5d:00): 13, pid=42, Graphics Exception");
+  std::vector<XidEvent> grouped = GroupXidOccurrences(occ);
+  std::vector<XidEvent> direct = ExtractXidEvents(records);
+  ASSERT_EQ(grouped.size(), direct.size());
+  for (size_t i = 0; i < grouped.size(); ++i) {
+    EXPECT_EQ(grouped[i].pci_address, direct[i].pci_address);
+    EXPECT_EQ(grouped[i].count, direct[i].count);
+    EXPECT_EQ(grouped[i].last_time, direct[i].last_time);
+  }
+}
+
 }  // namespace
 }  // namespace gpuvet
