@@ -28,10 +28,9 @@ struct CommandEntry {
 };
 
 constexpr CommandEntry kCommands[] = {
-    {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
-    {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
-    {"exporter", AddExporterCommand},
-    {"fleet", AddFleetCommand},
+    {"check", AddCheckCommand},       {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
+    {"bench", AddBenchCommand},       {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
+    {"exporter", AddExporterCommand}, {"fleet", AddFleetCommand},
 };
 
 }  // namespace
