@@ -125,6 +125,17 @@ TEST(FleetAuditE2eTest, PolicyAllowedSetTurnsDriftIntoFail) {
   EXPECT_TRUE(found);
 }
 
+TEST(FleetAuditE2eTest, VerboseAddsMeaningAndDecision) {
+  RunResult r = Gpuvet(
+      {"fleet", "audit", "--reports", (FleetDir() / "reports").string(), "--now", kNow, "-v"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("            meaning: The GPU's PCIe link runs narrower than it can"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("            decision: Drain the node, reseat the GPU or riser"),
+            std::string::npos);
+}
+
 TEST(FleetAuditE2eTest, InputErrors) {
   RunResult none = Gpuvet({"fleet", "audit"});
   EXPECT_EQ(none.exit_code, 2);
