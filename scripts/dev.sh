@@ -15,6 +15,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
   libsqlite3-dev zlib1g-dev
+  libcpp-httplib-dev prometheus
   libgtest-dev libgmock-dev libbenchmark-dev
   libcpp-httplib-dev
   prometheus prometheus-node-exporter

@@ -11,6 +11,7 @@
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
 #include "cli/exporter_command.h"
+#include "cli/fleet_command.h"
 #include "cli/import_command.h"
 #include "cli/record_command.h"
 #include "cli/trace_command.h"
@@ -31,11 +32,12 @@ struct CommandEntry {
 };
 
 constexpr CommandEntry kCommands[] = {
-    {"check", AddCheckCommand}, {"checks", AddChecksCommand}, {"explain", AddExplainCommand},
-    {"bench", AddBenchCommand}, {"trace", AddTraceCommand},   {"debug", AddDebugCommand},
-    {"exporter", AddExporterCommand}, {"import", AddImportCommand}, {"record", AddRecordCommand},
-    {"watch", AddWatchCommand},
-    {"analyze", AddAnalyzeCommand},
+    {"check", AddCheckCommand},       {"checks", AddChecksCommand},
+    {"explain", AddExplainCommand},   {"bench", AddBenchCommand},
+    {"trace", AddTraceCommand},       {"debug", AddDebugCommand},
+    {"exporter", AddExporterCommand}, {"import", AddImportCommand},
+    {"record", AddRecordCommand},     {"watch", AddWatchCommand},
+    {"analyze", AddAnalyzeCommand},   {"fleet", AddFleetCommand},
 };
 
 }  // namespace

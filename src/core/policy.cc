@@ -40,9 +40,11 @@ class PolicyReader {
         s = ReadSeverity(t);
       } else if (k == "bench") {
         s = ReadBench(t);
+      } else if (k == "fleet") {
+        s = ReadFleet(t);
       } else {
         return Error(node, fmt::format("unknown table [{}]; expected one of [gpu], [driver], "
-                                       "[thresholds], [checks], [severity], [bench]",
+                                       "[thresholds], [checks], [severity], [bench], [fleet]",
                                        k));
       }
       if (!s.ok()) return s;
@@ -115,9 +117,14 @@ class PolicyReader {
                 ReadStrings(node, "driver.allowed_cuda_versions", policy_.allowed_cuda_versions);
             !s.ok())
           return s;
+      } else if (key.str() == "allowed_vbios_versions") {
+        if (Status s =
+                ReadStrings(node, "driver.allowed_vbios_versions", policy_.allowed_vbios_versions);
+            !s.ok())
+          return s;
       } else {
-        return Error(node, fmt::format("unknown key 'driver.{}'; expected 'allowed_versions' or "
-                                       "'allowed_cuda_versions'",
+        return Error(node, fmt::format("unknown key 'driver.{}'; expected 'allowed_versions', "
+                                       "'allowed_cuda_versions' or 'allowed_vbios_versions'",
                                        key.str()));
       }
     }
@@ -277,6 +284,47 @@ class PolicyReader {
       if (!known) {
         return Error(node,
                      fmt::format("unknown key 'bench.{}' (docs/policy.md lists them)", key.str()));
+      }
+    }
+    return Status::Ok();
+  }
+
+  // [fleet]: thresholds of `gpuvet fleet audit`.
+  Status ReadFleet(const toml::table& t) {
+    FleetThresholds& f = policy_.fleet;
+    struct NumKey {
+      const char* name;
+      double* target;
+      double lo, hi;
+    };
+    const NumKey nums[] = {
+        {"ecc_sbe_rate_warn_per_h", &f.ecc_sbe_rate_warn_per_h, 0, 1e12},
+        {"ecc_sbe_rate_fail_per_h", &f.ecc_sbe_rate_fail_per_h, 0, 1e12},
+        {"thermal_share_warn", &f.thermal_share_warn, 0, 1},
+        {"thermal_share_fail", &f.thermal_share_fail, 0, 1},
+        {"power_share_warn", &f.power_share_warn, 0, 1},
+        {"bench_z", &f.bench_z, 0, 1000},
+        {"bench_min_drop", &f.bench_min_drop, 0, 1},
+        {"bench_fail_drop", &f.bench_fail_drop, 0, 1},
+    };
+    for (auto&& [key, node] : t) {
+      if (key.str() == "min_pool_nodes") {
+        int64_t v = 0;
+        if (Status s = ReadInt(node, "fleet.min_pool_nodes", 2, 1000000, v); !s.ok()) return s;
+        f.min_pool_nodes = static_cast<int>(v);
+        continue;
+      }
+      bool known = false;
+      for (const NumKey& k : nums) {
+        if (key.str() != k.name) continue;
+        if (Status s = ReadNumber(node, std::string("fleet.") + k.name, k.lo, k.hi, *k.target);
+            !s.ok())
+          return s;
+        known = true;
+      }
+      if (!known) {
+        return Error(node,
+                     fmt::format("unknown key 'fleet.{}' (docs/policy.md lists them)", key.str()));
       }
     }
     return Status::Ok();

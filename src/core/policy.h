@@ -71,15 +71,39 @@ struct BenchThresholds {
   std::map<std::string, double> minimums;
 };
 
+// [fleet]: how `gpuvet fleet audit` judges nodes against their pool (docs/fleet.md). The numbers
+// are gpuvet's choices unless a source is named; every one can be tuned per fleet.
+struct FleetThresholds {
+  // fleet.ecc_sbe_rate: corrected ECC errors per hour over the window (warn, fail). At 100/h a
+  // GPU reaches ecc_corrected_volatile_warn (10000) within about four days.
+  double ecc_sbe_rate_warn_per_h = 10;
+  double ecc_sbe_rate_fail_per_h = 100;
+  // fleet.throttling: share of the window with a thermal / HW slowdown reason active.
+  double thermal_share_warn = 0.05;
+  double thermal_share_fail = 0.25;
+  // fleet.throttling: share of the window with the power cap or power brake active.
+  double power_share_warn = 0.5;
+  // fleet.bench_regression: modified z-score (0.6745 × (x − median) / MAD) at or below −z is an
+  // outlier (Iglewicz & Hoaglin 1993 recommend 3.5), and it must also lose this share of the
+  // pool median (warn) or the fail share.
+  double bench_z = 3.5;
+  double bench_min_drop = 0.10;
+  double bench_fail_drop = 0.25;
+  // Pools smaller than this many nodes have no majority or median to compare against.
+  int min_pool_nodes = 3;
+};
+
 struct Policy {
   std::string source = "built-in defaults";  // the file it came from
   std::optional<int> expected_gpu_count;
   std::vector<std::string> allowed_driver_versions;  // globs ("550.*"); empty = any
   std::vector<std::string> allowed_cuda_versions;    // "12.4", globs; empty = any
+  std::vector<std::string> allowed_vbios_versions;   // globs; empty = any (gpuvet fleet)
   Thresholds thresholds;
   std::set<std::string> skip;                          // check ids or areas
   std::map<std::string, Severity> severity_overrides;  // by check id
   BenchThresholds bench;
+  FleetThresholds fleet;
 };
 
 // Parses policy TOML. Errors are InvalidInput with "FILE:LINE:COLUMN: what was expected".
