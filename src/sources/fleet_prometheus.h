@@ -1,5 +1,5 @@
 // Builds the fleet model from Prometheus scraping `gpuvet exporter` (the metric contract in
-// docs/exporter.md): node and GPU identity from gpuvet_node_info / gpuvet_gpu_info, link state,
+// docs/metrics.md): node and GPU identity from gpuvet_node_info / gpuvet_gpu_info, link state,
 // ECC counters and throttle reasons over the window, failing checks from gpuvet_check_status.
 // Benchmarks are not exported, so bench regressions need --reports.
 #pragma once

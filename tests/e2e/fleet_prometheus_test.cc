@@ -255,6 +255,20 @@ TEST(FleetPrometheusTest, AuditNamesTheThreeFaultyNodes) {
   std::set<std::string> quarantined;
   for (const json& q : report["quarantine"]) quarantined.insert(q["node"].get<std::string>());
   EXPECT_EQ(quarantined, (std::set<std::string>{"fleet-ecc", "fleet-x8"}));
+  // The same answer drives quarantine (printed, not applied: 2 of 4 nodes is within 0.5).
+  gpuvet::e2e::RunResult q = gpuvet::e2e::RunBinary(
+      {GPUVET_BINARY, "fleet", "quarantine", "--prometheus",
+       "http://127.0.0.1:" + std::to_string(prom_port), "--window", "1m", "--max-fraction", "0.5"},
+      {}, 20);
+  EXPECT_EQ(q.exit_code, 1) << q.out << q.err;
+  EXPECT_NE(q.out.find("2 of 4 nodes to quarantine"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("slurm: scontrol update NodeName=fleet-x8 State=DRAIN 'Reason=gpuvet: "),
+            std::string::npos)
+      << q.out;
+  EXPECT_NE(q.out.find("k8s:   kubectl taint nodes fleet-ecc "
+                       "gpuvet.io/quarantine=ecc_sbe_rate:NoSchedule --overwrite"),
+            std::string::npos)
+      << q.out;
   for (const auto& e : exporters) EXPECT_TRUE(e->Running()) << e->Log();
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
 }
