@@ -10,7 +10,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <optional>
 
+#include "cli/analyze_command.h"
 #include "cli/cli_util.h"
 #include "cli/duration_flag.h"
 #include "cli/record_session.h"
@@ -41,6 +43,10 @@ struct RecordFlags {
   std::string nvml_lib;
   int nvml_timeout_ms = 2000;
   bool no_gpu = false;
+  bool no_analyze = false;
+  std::string format = "text";  // of the diagnosis
+  std::optional<std::string> target;
+  std::optional<double> price_per_gpu_hour;
 };
 
 double NowUnix() {
@@ -150,7 +156,18 @@ int RunRecord(const RecordFlags& flags) {
                  flags.out.c_str(), static_cast<long long>(outcome.samples),
                  outcome.write_error.c_str());
   }
-  // TODO(lead): after merge, print the analyze diagnosis here: AnalyzeAndPrint(flags.out, ...).
+  // The diagnosis of what was recorded (also of an incomplete file: it holds every sample up to
+  // the write error). It goes to stdout after the workload's own output has ended.
+  if (!flags.no_analyze && outcome.samples > 0) {
+    AnalyzeFlags analyze;
+    analyze.format = flags.format;
+    analyze.target = flags.target;
+    analyze.price_per_gpu_hour = flags.price_per_gpu_hour;
+    std::fflush(stdout);
+    if (AnalyzeAndPrint(flags.out, analyze) != kExitHealthy) {
+      std::fprintf(stderr, "gpuvet record: the recording could not be analysed (see above)\n");
+    }
+  }
   if (workload) return outcome.exit_code.value_or(kExitInternal);
   return kExitHealthy;
 }
@@ -184,6 +201,14 @@ void AddRecordCommand(CLI::App& app, int* exit_code) {
                   "Give up on an NVML call after this many milliseconds")
       ->check(CLI::Range(10, 600000));
   cmd->add_flag("--no-gpu", flags->no_gpu, "Do not read GPUs (host and processes only)");
+  cmd->add_flag("--no-analyze", flags->no_analyze,
+                "Do not print the diagnosis at the end (run `gpuvet analyze FILE` later)");
+  cmd->add_option("--format", flags->format, "Diagnosis format: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--target", flags->target,
+                  "Forecast the speedup on this GPU model (e.g. H200; see `gpuvet analyze`)");
+  cmd->add_option("--price-per-gpu-hour", flags->price_per_gpu_hour,
+                  "Price of one GPU hour, for work per dollar");
   cmd->add_option("command", flags->command, "The workload: -- CMD ARGS");
   cmd->callback([flags, exit_code] { *exit_code = RunRecord(*flags); });
 }

@@ -14,7 +14,9 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <deque>
 
+#include "analysis/recording_analyze.h"
 #include "cli/cli_util.h"
 #include "cli/duration_flag.h"
 #include "core/report.h"
@@ -62,9 +64,16 @@ void Write(const std::string& s) {
   std::fflush(stdout);
 }
 
-// The live verdict for the frame. TODO(lead): after the analyze merge, return the analyze
-// session's live verdict for the samples seen so far; empty shows the placeholder.
-std::string LiveVerdict(const RecordingMeta& /*meta*/, const Sample& /*sample*/) { return ""; }
+// The live verdict over the recent samples (analysis/recording_analyze.h): "label (detail):
+// evidence -> decision", or "" while there is too little to judge.
+std::string FormatVerdict(const LiveVerdict& v) {
+  if (v.label.empty()) return "";
+  std::string s = v.label;
+  if (!v.detail.empty()) s += " (" + v.detail + ")";
+  if (!v.evidence.empty()) s += ": " + v.evidence;
+  if (!v.decision.empty()) s += " -> " + v.decision;
+  return s;
+}
 
 int RunWatch(const WatchFlags& flags) {
   auto interval = ParseDurationFlag("--interval", flags.interval);
@@ -93,6 +102,10 @@ int RunWatch(const WatchFlags& flags) {
   double next = start + *interval;
   int shown = 0;
   bool stop = false;
+  // The verdict looks at the last 30 s (at least 5 samples): long enough to see a feeder
+  // pattern, short enough to follow a change of phase.
+  const size_t window = std::max<size_t>(5, static_cast<size_t>(std::ceil(30.0 / *interval)));
+  std::deque<Sample> recent;
   while (!stop && (flags.count == 0 || shown < flags.count)) {
     double wait = std::max(0.0, next - NowUnix());
     pollfd p = {relay.fd(), POLLIN, 0};
@@ -107,11 +120,16 @@ int RunWatch(const WatchFlags& flags) {
     sample.t = sample.unix_time - start;
     RecordingMeta meta = (*sampler)->meta();
     meta.interval_s = *interval;
+    meta.start_unix_s = start;
+    recent.push_back(sample);
+    while (recent.size() > window) recent.pop_front();
+    const LiveVerdict verdict =
+        VerdictForWindow(meta, std::vector<Sample>(recent.begin(), recent.end()));
     if (tty) {
       WatchViewOptions view;
       view.width = TerminalWidth();
       view.clock = Clock(sample.unix_time);
-      view.verdict = LiveVerdict(meta, sample);
+      view.verdict = FormatVerdict(verdict);
       std::string frame = RenderWatchFrame(meta, sample, view);
       // Home, then each line followed by clear-to-end-of-line, then clear the rest.
       std::string out = "\x1b[H";
@@ -123,7 +141,11 @@ int RunWatch(const WatchFlags& flags) {
       }
       Write(out + "\x1b[J");
     } else {
-      Write(RenderWatchLine(sample));
+      std::string line = RenderWatchLine(sample);
+      if (!verdict.label.empty() && !line.empty() && line.back() == '\n') {
+        line.insert(line.size() - 1, " verdict=" + verdict.label);
+      }
+      Write(line);
     }
     if (flags.pid > 0 && kill(flags.pid, 0) != 0 && errno == ESRCH) stop = true;
     ++shown;

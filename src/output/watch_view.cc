@@ -142,9 +142,8 @@ std::string RenderWatchFrame(const RecordingMeta& meta, const Sample& s,
   }
   out += Cut(io + (nets.empty() ? " idle" : nets), o.width);
   out += "\n";
-  // --- the verdict spot: the live verdict from analyze is wired in by the lead after merge ---
-  out += Cut("verdict: " +
-                 (o.verdict.empty() ? std::string("(live verdict: not wired in yet)") : o.verdict),
+  // The live verdict (analysis VerdictForWindow, formatted by the watch command).
+  out += Cut("verdict: " + (o.verdict.empty() ? std::string("(gathering samples)") : o.verdict),
              o.width);
   if (!s.processes.empty()) {
     out += "\n";

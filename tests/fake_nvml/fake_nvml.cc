@@ -5,6 +5,8 @@
 // one leaked object, and loaded scenarios are never freed because a "hung" call may still be
 // sleeping with pointers into an old one. Per-sample arrays advance with time since nvmlInit_v2
 // (or with the step number in $GPUVET_FAKE_NVML_STEP_FILE), see docs/nvml-scenario.md.
+#include <dirent.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -523,6 +525,27 @@ int Body_nvmlDeviceGetNvLinkErrorCounter(const Ctx& c, nvmlDevice_t, unsigned li
   }
 }
 
+// A scenario process with pid 0 stands for the calling process's first child: the workload that
+// `gpuvet record -- CMD` spawned, whose pid no scenario can know in advance
+// (docs/nvml-scenario.md).
+unsigned ResolvePid(unsigned pid) {
+  if (pid != 0) return pid;
+  unsigned first = 0;
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return 0;
+  while (dirent* e = readdir(tasks)) {
+    if (e->d_name[0] == '.') continue;
+    auto text = gpuvet::ReadFile(std::string("/proc/self/task/") + e->d_name + "/children");
+    if (!text.ok()) continue;
+    unsigned child = 0;
+    if (std::sscanf(text->c_str(), "%u", &child) == 1 && (first == 0 || child < first)) {
+      first = child;
+    }
+  }
+  closedir(tasks);
+  return first;
+}
+
 // Count protocol: *count too small -> INSUFFICIENT_SIZE with the count needed.
 int Body_nvmlDeviceGetComputeRunningProcesses_v3(const Ctx& c, nvmlDevice_t, unsigned* count,
                                                  nvmlProcessInfo_t* infos) {
@@ -535,7 +558,7 @@ int Body_nvmlDeviceGetComputeRunningProcesses_v3(const Ctx& c, nvmlDevice_t, uns
     return NVML_ERROR_INSUFFICIENT_SIZE;
   }
   for (unsigned i = 0; i < n; ++i) {
-    infos[i] = nvmlProcessInfo_t{r.value[i].pid, r.value[i].used_memory_bytes, 0, 0};
+    infos[i] = nvmlProcessInfo_t{ResolvePid(r.value[i].pid), r.value[i].used_memory_bytes, 0, 0};
   }
   *count = n;
   return NVML_SUCCESS;
@@ -572,7 +595,7 @@ int Body_nvmlDeviceGetProcessUtilization(const Ctx& c, nvmlDevice_t,
                                           std::chrono::system_clock::now().time_since_epoch())
                                           .count());
   for (unsigned i = 0; i < n; ++i) {
-    samples[i] = nvmlProcessUtilizationSample_t{r.value[i].pid,
+    samples[i] = nvmlProcessUtilizationSample_t{ResolvePid(r.value[i].pid),
                                                 now_us,
                                                 static_cast<unsigned>(r.value[i].sm_util_pct),
                                                 static_cast<unsigned>(r.value[i].mem_util_pct),
