@@ -61,7 +61,9 @@ case "$cmd" in
     sanitize=${GPUVET_SANITIZE:-ON}
     echo "== build ($build_type, sanitizers $sanitize) and run the test suite"
     build "$ROOT/build/test" -DCMAKE_BUILD_TYPE="$build_type" -DGPUVET_SANITIZE="$sanitize"
+    # tests/lsan.supp: leaks inside third-party libraries (cuBLASLt, NCCL) the bench test loads.
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      LSAN_OPTIONS=suppressions="$ROOT/tests/lsan.supp" \
       ctest --test-dir "$ROOT/build/test" -j "$JOBS" --output-on-failure
     ;;
   *)
