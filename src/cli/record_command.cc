@@ -16,6 +16,7 @@
 #include "cli/cli_util.h"
 #include "cli/duration_flag.h"
 #include "cli/record_session.h"
+#include "cli/sampler_flags.h"
 #include "core/report.h"
 #include "sources/recording_store.h"
 #include "sources/sampler.h"
@@ -39,10 +40,7 @@ struct RecordFlags {
   std::string work_mode = "total";
   std::string work_file;
   std::string work_unit;
-  std::string root;
-  std::string nvml_lib;
-  int nvml_timeout_ms = 2000;
-  bool no_gpu = false;
+  SamplerFlags sampler;
   bool no_analyze = false;
   std::string format = "text";  // of the diagnosis
   std::optional<std::string> target;
@@ -88,13 +86,7 @@ int RunRecord(const RecordFlags& flags) {
     counter = std::move(c.value());
   }
 
-  SamplerOptions options;
-  options.paths = HostPaths(flags.root);
-  options.nvml.library_path = flags.nvml_lib;
-  options.nvml.call_timeout = std::chrono::milliseconds(flags.nvml_timeout_ms);
-  options.read_gpus = !flags.no_gpu;
-  options.root_pid = flags.pid;
-  auto sampler = Sampler::Create(options);
+  auto sampler = Sampler::Create(ToSamplerOptions(flags.sampler, flags.pid));
   if (!sampler.ok()) return UsageError("record", sampler.status().message());
 
   RecordingMeta meta = (*sampler)->meta();
@@ -194,13 +186,7 @@ void AddRecordCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--work-file", flags->work_file,
                   "A file whose content is the workload's work count so far");
   cmd->add_option("--work-unit", flags->work_unit, "What the work count counts (samples, tokens)");
-  cmd->add_option("--root", flags->root, "Read /proc and /sys under this directory (tests)");
-  cmd->add_option("--nvml-lib", flags->nvml_lib, "Path of libnvidia-ml.so.1 to load")
-      ->envname("GPUVET_NVML_LIB");
-  cmd->add_option("--nvml-timeout-ms", flags->nvml_timeout_ms,
-                  "Give up on an NVML call after this many milliseconds")
-      ->check(CLI::Range(10, 600000));
-  cmd->add_flag("--no-gpu", flags->no_gpu, "Do not read GPUs (host and processes only)");
+  AddSamplerFlags(cmd, &flags->sampler, "Do not read GPUs (host and processes only)");
   cmd->add_flag("--no-analyze", flags->no_analyze,
                 "Do not print the diagnosis at the end (run `gpuvet analyze FILE` later)");
   cmd->add_option("--format", flags->format, "Diagnosis format: text (default) or json")

@@ -19,6 +19,7 @@
 #include "analysis/recording_analyze.h"
 #include "cli/cli_util.h"
 #include "cli/duration_flag.h"
+#include "cli/sampler_flags.h"
 #include "core/report.h"
 #include "output/watch_view.h"
 #include "sources/sampler.h"
@@ -32,10 +33,7 @@ struct WatchFlags {
   std::string interval = "1s";
   int pid = 0;
   int count = 0;
-  std::string root;
-  std::string nvml_lib;
-  int nvml_timeout_ms = 2000;
-  bool no_gpu = false;
+  SamplerFlags sampler;
 };
 
 double NowUnix() {
@@ -85,13 +83,7 @@ int RunWatch(const WatchFlags& flags) {
   if (flags.pid < 0 || (flags.pid > 0 && kill(flags.pid, 0) != 0 && errno == ESRCH)) {
     return UsageError("watch", "--pid " + std::to_string(flags.pid) + ": no such process");
   }
-  SamplerOptions options;
-  options.paths = HostPaths(flags.root);
-  options.nvml.library_path = flags.nvml_lib;
-  options.nvml.call_timeout = std::chrono::milliseconds(flags.nvml_timeout_ms);
-  options.read_gpus = !flags.no_gpu;
-  options.root_pid = flags.pid;
-  auto sampler = Sampler::Create(options);
+  auto sampler = Sampler::Create(ToSamplerOptions(flags.sampler, flags.pid));
   if (!sampler.ok()) return UsageError("watch", sampler.status().message());
 
   const bool tty = isatty(STDOUT_FILENO) == 1;
@@ -163,13 +155,7 @@ void AddWatchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--interval", flags->interval, "Refresh interval, 100ms to 60s (default 1s)");
   cmd->add_option("--pid", flags->pid, "Also show this process tree's busiest processes/threads");
   cmd->add_option("--count", flags->count, "Stop after this many samples (default: until Ctrl-C)");
-  cmd->add_option("--root", flags->root, "Read /proc and /sys under this directory (tests)");
-  cmd->add_option("--nvml-lib", flags->nvml_lib, "Path of libnvidia-ml.so.1 to load")
-      ->envname("GPUVET_NVML_LIB");
-  cmd->add_option("--nvml-timeout-ms", flags->nvml_timeout_ms,
-                  "Give up on an NVML call after this many milliseconds")
-      ->check(CLI::Range(10, 600000));
-  cmd->add_flag("--no-gpu", flags->no_gpu, "Do not read GPUs");
+  AddSamplerFlags(cmd, &flags->sampler, "Do not read GPUs");
   cmd->callback([flags, exit_code] { *exit_code = RunWatch(*flags); });
 }
 
