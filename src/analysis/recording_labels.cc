@@ -197,9 +197,12 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
     }
     double avg_read = 0;
     bool small = SmallFiles(w, th, &avg_read);
-    bool io = (Has(w.iowait) && w.iowait >= th.iowait_pct) ||
-              (Has(w.psi_io) && w.psi_io >= th.psi_io_pct) ||
-              (Has(w.disk_busy) && w.disk_busy >= th.disk_busy_pct);
+    // Storage wait is host-wide: when the workload's own reads are known and next to nothing,
+    // the wait belongs to another tenant and does not explain this job's starved GPU.
+    const bool workload_reads_nothing = Has(w.rchar) && w.rchar < th.own_read_bytes_per_s;
+    bool io = !workload_reads_nothing && ((Has(w.iowait) && w.iowait >= th.iowait_pct) ||
+                                          (Has(w.psi_io) && w.psi_io >= th.psi_io_pct) ||
+                                          (Has(w.disk_busy) && w.disk_busy >= th.disk_busy_pct));
     if (io || small) {
       std::vector<Evidence> ev = {act_ev,
                                   {"iowait", P(w.iowait), Ge(th.iowait_pct)},

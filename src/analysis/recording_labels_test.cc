@@ -111,6 +111,23 @@ TEST(RecordingLabelsTest, StorageBound) {
   EXPECT_EQ(r.verdict.detail, "storage");
 }
 
+// Another tenant's I/O: the host waits on storage, but this job reads nothing and its feeder
+// thread is pegged — the storage wait does not explain its starved GPU.
+TEST(RecordingLabelsTest, SomeoneElsesStorageWaitIsNotThisJobs) {
+  AnalyzeReport r = Analyze(RecordingBuilder()
+                                .Add(300,
+                                     [](Sample& s, int) {
+                                       SetGpus(s, 15);
+                                       Pegged1(s);
+                                       s.host.cpu_iowait_pct = 28;
+                                       s.host.psi_io_some_pct = 55;
+                                       s.processes[0].rchar_per_s = 4096;
+                                       s.processes[0].read_syscalls_per_s = 2;
+                                     })
+                                .Build());
+  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+}
+
 TEST(RecordingLabelsTest, SmallFilesMetadataBound) {
   AnalyzeReport r = Analyze(RecordingBuilder()
                                 .Add(300,

@@ -25,6 +25,10 @@ struct AnalyzeThresholds {
   double psi_io_pct = 20;
   // A disk this busy (io_ticks share) is saturated (iostat %util ≥ 80 in the seed playbook).
   double disk_busy_pct = 80;
+  // Host storage wait is only the workload's when it reads something itself: below this many
+  // read() bytes per second across its processes (1 MiB/s: a log tail, not an input pipeline)
+  // the wait is another tenant's. Ignored when no process data was recorded (imports).
+  double own_read_bytes_per_s = 1 << 20;
   // cgroup CPU throttling: the workload was throttled at least this share of the interval.
   double cgroup_throttled_pct = 10;
   // Workload CPU at or above this share of its cgroup quota: quota-bound.
