@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "analysis/copy_analysis.h"
+#include "analysis/counter_analysis.h"
 #include "analysis/idle_breakdown.h"
 #include "analysis/kernel_breakdown.h"
 #include "analysis/launch_analysis.h"
@@ -16,20 +19,28 @@ namespace gpuvet {
 
 namespace {
 
-std::string Subject(const RankTrace& t) {
-  if (t.rank >= 0) return fmt::format("rank {}", t.rank);
-  size_t slash = t.source.find_last_of('/');
-  std::string base = slash == std::string::npos ? t.source : t.source.substr(slash + 1);
+std::string BaseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "rank N"; the file name when the trace names no rank, and both when another input claims the
+// same rank (two runs given together).
+std::string Subject(const RankTrace& t, bool rank_shared) {
+  std::string base = BaseName(t.source);
+  if (t.rank >= 0) {
+    return rank_shared ? fmt::format("rank {} ({})", t.rank, base) : fmt::format("rank {}", t.rank);
+  }
   return base.empty() ? "trace" : base;
 }
 
 }  // namespace
 
-RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options) {
+RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options, bool rank_shared) {
   RankAnalysis a;
   a.source = t.source;
   a.format = t.format;
-  a.subject = Subject(t);
+  a.subject = Subject(t, rank_shared);
   a.rank = t.rank;
   a.world_size = t.world_size;
   a.device_type = t.device_type;
@@ -43,9 +54,10 @@ RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options) {
   a.idle = ComputeIdleBreakdown(t, window, options.thresholds);
   a.kernels = ComputeKernelBreakdown(t, window, options);
   a.launch = ComputeLaunchStats(t);
-  a.copies = ComputeCopyStats(t, options.thresholds);
+  a.copies = ComputeCopyStats(t, options.thresholds, a.temporal.start_ns, a.temporal.end_ns);
   a.overlap = ComputeCommOverlap(t, window);
   a.steps = ComputeSteps(t);
+  a.counters = ComputeCounterStats(t);
   a.verdict = RankVerdict(a, options.thresholds);
   return a;
 }
@@ -53,13 +65,20 @@ RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options) {
 TraceReport AnalyzeTraces(std::vector<RankTrace> ranks, const TraceOptions& options) {
   TraceReport r;
   r.ranks.reserve(ranks.size());
+  std::map<int, int> inputs_per_rank;
+  for (const RankTrace& t : ranks) ++inputs_per_rank[t.rank];
   for (const RankTrace& t : ranks) {
-    r.ranks.push_back(AnalyzeRank(t, options));
+    r.ranks.push_back(AnalyzeRank(t, options, t.rank >= 0 && inputs_per_rank[t.rank] > 1));
     AppendRankFindings(r.ranks.back(), options.thresholds, r.findings);
   }
   r.cross = ComputeCrossRank(ranks, options.thresholds);
   AppendCrossRankFindings(r.cross, options.thresholds, r.findings);
   r.verdict = OverallVerdict(r.ranks);
+  if (!r.cross.duplicate_ranks.empty() && r.ranks.size() > 1) {
+    // Separate runs: an overall label would mix them; each input's own verdict is the answer.
+    r.verdict.confidence = "low";
+    r.verdict.reason += "; the inputs are separate runs, read each one's verdict";
+  }
   r.worst = WorstSeverity(r.findings);
   return r;
 }

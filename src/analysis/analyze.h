@@ -11,8 +11,10 @@
 
 namespace gpuvet {
 
-// Analyses one rank (no cross-rank part, no findings).
-RankAnalysis AnalyzeRank(const RankTrace& trace, const TraceOptions& options);
+// Analyses one rank (no cross-rank part, no findings). `rank_shared`: another input claims the same
+// rank (two runs given together), so the subject names the file too.
+RankAnalysis AnalyzeRank(const RankTrace& trace, const TraceOptions& options,
+                         bool rank_shared = false);
 
 // Analyses every rank (CPU-only ones included: they get a trace.input info finding), compares
 // ranks, and derives findings (per rank in input order, then cross-rank) and verdicts. Pure: no

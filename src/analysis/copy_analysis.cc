@@ -1,6 +1,7 @@
 // Copy volumes, pageable copies, syncs and scalar reads.
 #include "analysis/copy_analysis.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "analysis/intervals.h"
@@ -38,7 +39,8 @@ int DirectionIndex(CopyKind k) {
 
 }  // namespace
 
-CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresholds) {
+CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresholds,
+                           int64_t span_start_ns, int64_t span_end_ns) {
   CopyStats s;
   CopyDirection dirs[6];
   std::vector<Interval> copy_intervals;
@@ -95,7 +97,9 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
     }
     s.directions.push_back(dirs[i]);
   }
-  s.copy_busy_ns = TotalLength(MergeIntervals(std::move(copy_intervals)));
+  std::vector<Interval> merged = MergeIntervals(std::move(copy_intervals));
+  s.copy_busy_ns = TotalLength(merged);
+  s.copy_busy_in_span_ns = ClippedLength(merged, span_start_ns, span_end_ns);
 
   SyncKindStat syncs[] = {{"device", 0, 0}, {"stream", 0, 0}, {"event", 0, 0}, {"memcpy", 0, 0}};
   for (const RuntimeCall& c : trace.runtime) {
@@ -108,6 +112,8 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
     ++syncs[k].count;
     syncs[k].time_ns += c.dur_ns;
     s.sync_ns += c.dur_ns;
+    s.sync_in_span_ns += std::max<int64_t>(
+        0, std::min(c.start_ns + c.dur_ns, span_end_ns) - std::max(c.start_ns, span_start_ns));
   }
   for (const SyncKindStat& k : syncs) {
     if (k.count > 0) s.syncs.push_back(k);

@@ -14,7 +14,9 @@ namespace gpuvet {
 // memcpy (synchronous cudaMemcpy) calls that occurred. A scalar read is a DtoH copy of at most
 // thresholds.scalar_read_max_bytes whose enqueuing call is a synchronous kMemcpy (its time counts)
 // or a kMemcpyAsync followed, as the next runtime call on the same thread, by a stream or device
-// sync (that sync's time counts).
-CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresholds);
+// sync (that sync's time counts). copy_busy_in_span_ns and sync_in_span_ns clip the copies and
+// the sync calls to [span_start_ns, span_end_ns), the window the verdict's shares divide by.
+CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresholds,
+                           int64_t span_start_ns, int64_t span_end_ns);
 
 }  // namespace gpuvet

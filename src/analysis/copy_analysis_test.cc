@@ -21,7 +21,7 @@ TEST(CopyAnalysisTest, DirectionsPageableSyncsAndScalarReads) {
   b.Call("cudaStreamSynchronize", RuntimeKind::kStreamSync, 494, 60);
   b.Call("cudaDeviceSynchronize", RuntimeKind::kDeviceSync, 600, 20);
   RankTrace t = b.Build();
-  CopyStats s = ComputeCopyStats(t, TraceThresholds{});
+  CopyStats s = ComputeCopyStats(t, TraceThresholds{}, 0, 1'000'000);
   ASSERT_EQ(s.directions.size(), 2u);
   EXPECT_EQ(s.directions[0].direction, "HtoD");
   EXPECT_EQ(s.directions[0].count, 2u);
@@ -42,11 +42,21 @@ TEST(CopyAnalysisTest, DirectionsPageableSyncsAndScalarReads) {
   EXPECT_EQ(s.sync_ns, 20'000 + 70'000 + 110'000);
   EXPECT_EQ(s.scalar_reads, 1u);
   EXPECT_EQ(s.scalar_read_ns, 10'000);
+  EXPECT_EQ(s.copy_busy_in_span_ns, s.copy_busy_ns);
+  EXPECT_EQ(s.sync_in_span_ns, s.sync_ns);
+
+  // The verdict divides by the GPU span (HTA drops the last profiler step): copies and syncs
+  // outside it must not count, or a short window reads as "copies take 100 % of the span".
+  CopyStats clipped = ComputeCopyStats(t, TraceThresholds{}, 0, 250'000);
+  EXPECT_EQ(clipped.copy_busy_ns, 252'000);
+  EXPECT_EQ(clipped.copy_busy_in_span_ns, 100'000 + 50'000);
+  EXPECT_EQ(clipped.sync_ns, s.sync_ns);
+  EXPECT_EQ(clipped.sync_in_span_ns, 110'000);  // only the synchronous cudaMemcpy at 0-110 µs
 }
 
 TEST(CopyAnalysisTest, NoCopies) {
   RankTrace t = TraceBuilder().Build();
-  CopyStats s = ComputeCopyStats(t, TraceThresholds{});
+  CopyStats s = ComputeCopyStats(t, TraceThresholds{}, 0, 0);
   EXPECT_TRUE(s.directions.empty());
   EXPECT_TRUE(s.syncs.empty());
   EXPECT_EQ(s.copy_busy_ns, 0);

@@ -92,6 +92,52 @@ TEST(RealTraceVerdictTest, TwoRanksCompared) {
   EXPECT_NE(Find(*r, "trace.straggler"), nullptr);
 }
 
+// The PyTorch profiler's CUPTI range-profiler mode: per-kernel instruction counters, no kernel
+// timeline. Not a CPU-only rank. FLOPs computed independently with python3 json:
+// 2 x ffma + fadd + fmul = 79,679,454,712 (FP32), 551,583,744 (FP16), 0 (FP64).
+TEST(RealTraceVerdictTest, CuptiCounterTraceIsCounterModeNotCpuOnly) {
+  ANALYZE_OR_SKIP(r, "hta/cupti_profiler_a100");
+  const CounterStats& c = r->ranks[0].counters;
+  EXPECT_EQ(c.ranges, 77u);
+  EXPECT_EQ(c.kernels, 16u);
+  EXPECT_DOUBLE_EQ(c.flops_fp32, 79679454712.0);
+  EXPECT_DOUBLE_EQ(c.flops_fp16, 551583744.0);
+  EXPECT_DOUBLE_EQ(c.flops_fp64, 0);
+  EXPECT_FALSE(c.has_dram);  // only instruction counters were collected
+  EXPECT_EQ(r->verdict.label, "counters_only") << r->verdict.reason;
+  const Finding* input = Find(*r, "trace.input");
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->summary.find("CPU-only"), std::string::npos) << input->summary;
+  ASSERT_NE(Find(*r, "trace.kernel_counters"), nullptr);
+}
+
+// Kineto's own unit-test traces: one 0 µs kernel each. No label, not "compute_bound 100 %".
+TEST(RealTraceVerdictTest, SingleKernelTracesAreInsufficientData) {
+  ANALYZE_OR_SKIP(r, "kineto_tb_plugin/docs_traces");
+  for (const RankAnalysis& a : r->ranks) EXPECT_EQ(a.verdict.label, "insufficient_data");
+  EXPECT_EQ(r->verdict.label, "insufficient_data");
+}
+
+// HTA's trace-compare pair: two files of rank 1 (a base and a test run), not two ranks; after
+// HTA's last-step exclusion each keeps a 4 µs window, too little to judge. Before the window
+// fix the copies of the excluded step made it "transfer_bound 100 %".
+TEST(RealTraceVerdictTest, TraceComparePairIsTwoRunsNotTwoRanks) {
+  ANALYZE_OR_SKIP(r, "hta/trace_compare_small");
+  ASSERT_EQ(r->cross.duplicate_ranks.size(), 1u);
+  EXPECT_EQ(r->cross.duplicate_ranks[0].first, 1);
+  EXPECT_TRUE(r->cross.lateness.empty());
+  bool warned = false;
+  for (const Finding& f : r->findings) {
+    warned |= f.id == "trace.input" && f.severity == Severity::kWarn &&
+              f.summary.find("claim rank 1") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+  for (const RankAnalysis& a : r->ranks) {
+    EXPECT_EQ(a.verdict.label, "insufficient_data") << a.subject;
+    EXPECT_LE(a.copies.copy_busy_in_span_ns, a.temporal.span_ns);
+  }
+}
+
 TEST(RealTraceVerdictTest, EveryHtaTraceAnalysesAndRenders) {
   if (!fs::exists(kTraces / "hta")) GTEST_SKIP() << "shared data absent";
   for (const auto& d : fs::directory_iterator(kTraces / "hta")) {

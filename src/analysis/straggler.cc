@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -60,19 +59,24 @@ double StdDev(const std::vector<double>& v) {
 
 CrossRank ComputeCrossRank(const std::vector<RankTrace>& ranks, const TraceThresholds& thresholds) {
   CrossRank x;
-  std::set<int> present;
+  std::map<int, std::vector<std::string>> sources;
   std::vector<const RankTrace*> compared;
   for (const RankTrace& r : ranks) {
     x.world_size = std::max(x.world_size, r.world_size);
     if (r.rank < 0) continue;
-    present.insert(r.rank);
+    sources[r.rank].push_back(r.source);
     if (!r.gpu_ops.empty()) compared.push_back(&r);
   }
-  x.ranks_present.assign(present.begin(), present.end());
-  for (int r = 0; r < x.world_size; ++r) {
-    if (!present.count(r)) x.missing_ranks.push_back(r);
+  for (const auto& [rank, files] : sources) {
+    x.ranks_present.push_back(rank);
+    if (files.size() > 1) x.duplicate_ranks.emplace_back(rank, files);
   }
-  if (compared.size() < 2) return x;
+  for (int r = 0; r < x.world_size; ++r) {
+    if (!sources.count(r)) x.missing_ranks.push_back(r);
+  }
+  // Two files of one rank are two runs (a before/after pair), not ranks of one job: comparing
+  // their collective start times would be meaningless.
+  if (compared.size() < 2 || !x.duplicate_ranks.empty()) return x;
   std::sort(compared.begin(), compared.end(),
             [](const RankTrace* a, const RankTrace* b) { return a->rank < b->rank; });
 

@@ -31,7 +31,9 @@ TemporalBreakdown ComputeTemporal(const RankTrace& trace, const OpWindow& window
     }
   }
   std::vector<Interval> merged = MergeIntervals(std::move(all));
-  t.span_ns = merged.back().end - merged.front().start;
+  t.start_ns = merged.front().start;
+  t.end_ns = merged.back().end;
+  t.span_ns = t.end_ns - t.start_ns;
   t.idle_ns = t.span_ns - TotalLength(merged);
   t.compute_ns = TotalLength(MergeIntervals(std::move(compute)));
   t.non_compute_ns = t.span_ns - t.compute_ns - t.idle_ns;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/trace.h"
 
@@ -57,6 +58,17 @@ class TraceBuilder {
     c.tid = tid;
     c.kind = kind;
     t_.runtime.push_back(c);
+  }
+
+  // A cuda_profiler_range of kernel `name` with its counters (metric name, value).
+  void Counters(const std::string& name,
+                const std::vector<std::pair<std::string, double>>& metrics) {
+    CounterRange r;
+    r.name = Intern(name);
+    r.first = static_cast<uint32_t>(t_.counter_values.size());
+    r.count = static_cast<uint32_t>(metrics.size());
+    for (const auto& [m, v] : metrics) t_.counter_values.push_back({Intern(m), v});
+    t_.counter_ranges.push_back(r);
   }
 
   void Step(const std::string& name, double start_us, double dur_us) {

@@ -62,6 +62,10 @@ struct TraceThresholds {
   // default: below ~100 ops or 1 ms a trace is a snapshot, not a workload.
   uint64_t min_ops_for_confidence = 100;
   int64_t min_span_for_confidence_ns = 1'000'000;
+  // Below this GPU span no label is given ("insufficient_data"): a window of a few kernels says
+  // nothing about a workload (a 0 µs test trace, or what is left after HTA drops the last step).
+  // gpuvet default: 100 µs, a few dozen launches; a training or inference step is milliseconds.
+  int64_t min_span_for_verdict_ns = 100'000;
 };
 
 struct TraceOptions {

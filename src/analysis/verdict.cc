@@ -84,10 +84,10 @@ Signals Derive(const RankAnalysis& a, const TraceThresholds& th) {
   s.kernel_wait_share = Share(kernel, idle);
   s.short_host_share = Share(short_host, idle);
   s.short_kernel_pct = a.launch.shorter_pct;
-  s.transfer_pct = std::min(100.0, Share(a.copies.copy_busy_ns, span));
+  s.transfer_pct = std::min(100.0, Share(a.copies.copy_busy_in_span_ns, span));
   s.comm_exposed_pct = std::min(100.0, Share(a.overlap.exposed_ns, span));
   s.compute_pct = a.temporal.compute_pct;
-  s.sync_pct = std::min(100.0, Share(a.copies.sync_ns, span));
+  s.sync_pct = std::min(100.0, Share(a.copies.sync_in_span_ns, span));
   s.starved = s.idle_pct >= th.idle_pct;
   return s;
 }
@@ -110,12 +110,135 @@ std::string Confidence(const RankAnalysis& a, double share, double threshold,
   return share >= 1.5 * threshold ? "high" : "medium";
 }
 
+// "9: smsp__sass_thread_inst_executed_op_dadd_pred_on.sum, … (+6)": the first few names.
+std::string CounterList(const std::vector<std::string>& metrics) {
+  constexpr size_t kShown = 3;
+  std::vector<std::string> head(metrics.begin(),
+                                metrics.begin() + std::min(kShown, metrics.size()));
+  std::string out = fmt::format("{}: {}", metrics.size(), Join(head, ", "));
+  if (metrics.size() > kShown) out += fmt::format(", … (+{})", metrics.size() - kShown);
+  return out;
+}
+
+// C++ kernel names run to thousands of characters; evidence keeps the head.
+std::string TruncateName(const std::string& name) {
+  constexpr size_t kMax = 80;
+  return name.size() <= kMax ? name : name.substr(0, kMax - 3) + "...";
+}
+
+std::string Flops(double f) {
+  if (f >= 1e12) return fmt::format("{:.2f} TFLOP", f / 1e12);
+  if (f >= 1e9) return fmt::format("{:.2f} GFLOP", f / 1e9);
+  if (f >= 1e6) return fmt::format("{:.2f} MFLOP", f / 1e6);
+  return fmt::format("{:.0f} FLOP", f);
+}
+
+std::string GpuOf(const CounterStats& c) {
+  return c.gpu_spec.empty() ? (c.gpu_name.empty() ? "unknown GPU" : c.gpu_name) : c.gpu_spec;
+}
+
+// What a counter-mode trace lacks to place its kernels on the roofline; "" when nothing.
+std::string RooflineGap(const CounterStats& c) {
+  if (!c.has_dram) {
+    return "no DRAM byte counters: add dram__bytes_read.sum and dram__bytes_write.sum to "
+           "profiler_metrics";
+  }
+  if (!c.has_flops) {
+    return "no FLOP counters: add smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_"
+           "on.sum to profiler_metrics";
+  }
+  if (c.ridge_flop_per_byte <= 0) {
+    return fmt::format("the GPU ({}) is not in gpuvet's spec table, so its ridge point is unknown",
+                       c.gpu_name.empty() ? "not named in the trace" : c.gpu_name);
+  }
+  return "";
+}
+
+TraceVerdict CounterVerdict(const CounterStats& c) {
+  if (c.memory_bound_time_pct) {
+    double m = *c.memory_bound_time_pct;
+    bool memory = m >= 50;
+    return {memory ? "memory_bound" : "compute_bound", memory ? m : 100 - m, "medium",
+            fmt::format("{} of the profiled kernels' roofline time is in kernels {} the ridge "
+                        "point ({:.1f} FLOP/byte on {})",
+                        P(memory ? m : 100 - m), memory ? "below" : "above", c.ridge_flop_per_byte,
+                        GpuOf(c)),
+            "roofline_time"};
+  }
+  return {"counters_only", 0, "low",
+          fmt::format("{} kernel(s) profiled by the CUPTI range profiler, no timeline; {}",
+                      c.kernels, RooflineGap(c))};
+}
+
+void AppendCounterFindings(const RankAnalysis& a, std::vector<Finding>& out) {
+  const CounterStats& c = a.counters;
+  out.push_back(Make(
+      "trace.input", a.subject, Severity::kInfo,
+      fmt::format("counter-mode trace: the CUPTI range profiler replayed {} kernel launch(es) of "
+                  "{} kernel(s) to read {} counter(s); it has no timeline, so the idle, launch, "
+                  "copy and step analyses do not apply",
+                  c.ranges, c.kernels, c.metrics.size()),
+      {{"profiled_ranges", std::to_string(c.ranges), ""},
+       {"counters", CounterList(c.metrics), ""},
+       {"gpu_ops", std::to_string(a.kernels.op_count), ""}}));
+  out.back().decision =
+      "Nothing is wrong with the trace. For idle, launch, copy and sync analysis take a normal "
+      "trace as well (without profiler_metrics): counter mode serialises and replays kernels.";
+  std::vector<Evidence> ev;
+  if (c.has_flops) {
+    ev.push_back({"flops",
+                  fmt::format("FP32 {}, FP16 {}, FP64 {}", Flops(c.flops_fp32), Flops(c.flops_fp16),
+                              Flops(c.flops_fp64)),
+                  "SASS add/mul/fma instructions, FMA = 2"});
+  }
+  if (c.has_dram) ev.push_back({"dram_bytes", Bytes(static_cast<uint64_t>(c.dram_bytes)), ""});
+  ev.push_back({"gpu", GpuOf(c), ""});
+  if (c.ridge_flop_per_byte > 0) {
+    ev.push_back({"ridge_point", fmt::format("{:.1f} FLOP/byte", c.ridge_flop_per_byte),
+                  "FP32 peak / memory bandwidth"});
+  }
+  for (size_t i = 0; i < c.top.size() && i < 5; ++i) {
+    const KernelCounterStat& k = c.top[i];
+    std::string value = fmt::format("{} x{}, {} ({:.1f} % of FLOPs)", TruncateName(k.name),
+                                    k.ranges, Flops(k.flops), k.flop_share_pct);
+    if (k.intensity) value += fmt::format(", {:.2f} FLOP/byte", *k.intensity);
+    if (!k.bound.empty()) value += ", " + k.bound;
+    ev.push_back({fmt::format("kernel{}", i + 1), value, ""});
+  }
+  std::string summary;
+  if (c.memory_bound_time_pct) {
+    summary = fmt::format(
+        "{} of {} profiled kernel(s) are memory-bound (below the ridge point of {:.1f} FLOP/byte "
+        "on {}): {} of the kernels' roofline time",
+        c.memory_bound_kernels, c.memory_bound_kernels + c.compute_bound_kernels,
+        c.ridge_flop_per_byte, GpuOf(c), P(*c.memory_bound_time_pct));
+  } else {
+    summary = fmt::format(
+        "{} kernel(s) with counters{}; not placed on the roofline: {}", c.kernels,
+        c.has_flops ? fmt::format(", {} in all", Flops(c.flops_fp32 + c.flops_fp16 + c.flops_fp64))
+                    : "",
+        RooflineGap(c));
+  }
+  out.push_back(Make("trace.kernel_counters", a.subject, Severity::kInfo, summary, std::move(ev)));
+}
+
+// A window too short for any label (see TraceThresholds::min_span_for_verdict_ns).
+bool TooLittle(const RankAnalysis& a, const TraceThresholds& th) {
+  return a.has_gpu_ops && a.temporal.span_ns < th.min_span_for_verdict_ns;
+}
+
 }  // namespace
 
 TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   TraceVerdict v;
+  if (!a.has_gpu_ops && a.counters.ranges > 0) return CounterVerdict(a.counters);
   if (!a.has_gpu_ops) {
     return {"no_gpu_activity", 0, "high", "the trace holds no GPU operations"};
+  }
+  if (TooLittle(a, th)) {
+    return {"insufficient_data", 0, "low",
+            fmt::format("{} GPU op(s) over {} in the analysed window: too little to judge",
+                        a.temporal.ops_counted, Ms(a.temporal.span_ns))};
   }
   Signals s = Derive(a, th);
   struct Option {
@@ -174,6 +297,10 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                                     {"gpu_ops", std::to_string(a.kernels.op_count), ""},
                                     {"warnings", std::to_string(a.warnings.size()), ""}};
   if (!a.warnings.empty()) input_ev.push_back({"first_warning", a.warnings.front(), ""});
+  if (!a.has_gpu_ops && a.counters.ranges > 0 && !a.truncated) {
+    AppendCounterFindings(a, out);
+    return;
+  }
   if (a.truncated) {
     out.push_back(Make("trace.input", subj, Severity::kWarn,
                        "trace truncated: results cover only the events read before the break",
@@ -192,6 +319,24 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                        input_ev));
   }
   if (!a.has_gpu_ops) return;
+  if (TooLittle(a, th)) {
+    // Replaces a plain "read completely"; a truncation or read warning stays beside it.
+    if (out.back().id == "trace.input" && out.back().severity == Severity::kOk) out.pop_back();
+    out.push_back(Make(
+        "trace.input", subj, Severity::kInfo,
+        fmt::format(
+            "too little GPU activity to judge: {} GPU op(s) over {} in the analysed "
+            "window{}",
+            a.temporal.ops_counted, Ms(a.temporal.span_ns),
+            a.temporal.last_step_excluded ? " (the last ProfilerStep is excluded, as HTA)" : ""),
+        {{"gpu_span", Ms(a.temporal.span_ns), fmt::format(">= {}", Ms(th.min_span_for_verdict_ns))},
+         {"ops_in_window", std::to_string(a.temporal.ops_counted), ""},
+         {"gpu_ops", std::to_string(a.kernels.op_count), ""}}));
+    out.back().decision =
+        "Profile a few complete steps of the real workload (for example "
+        "torch.profiler.schedule(wait=1, warmup=1, active=3)) so the window holds its work.";
+    return;
+  }
 
   Signals s = Derive(a, th);
   std::string idle_thr = fmt::format(">= {}", P(th.idle_pct));
@@ -290,8 +435,8 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
   for (const SyncKindStat& k : c.syncs) nsync += k.count;
   bool stalls = s.sync_pct >= th.sync_pct;
   out.push_back(Make("trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
-                     fmt::format("host blocked in {} synchronisations for {} ({} of the span), {} "
-                                 "scalar reads",
+                     fmt::format("host blocked in {} synchronisations for {} (blocked for {} "
+                                 "of the GPU span), {} scalar reads",
                                  nsync, Ms(c.sync_ns), P(s.sync_pct), c.scalar_reads),
                      sync_ev));
 
@@ -332,6 +477,21 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
              {{"world_size", std::to_string(x.world_size), ""},
               {"ranks_present", std::to_string(x.ranks_present.size()), ""}}));
   }
+  for (const auto& [rank, files] : x.duplicate_ranks) {
+    std::vector<Evidence> ev;
+    for (size_t i = 0; i < files.size(); ++i) {
+      ev.push_back({fmt::format("file{}", i + 1), files[i], ""});
+    }
+    out.push_back(Make("trace.input", fmt::format("rank {}", rank), Severity::kWarn,
+                       fmt::format("{} inputs claim rank {}: they are separate runs, not the "
+                                   "ranks of one job; each is analysed on its own and ranks are "
+                                   "not compared",
+                                   files.size(), rank),
+                       std::move(ev)));
+    out.back().decision =
+        "Give each run to its own `gpuvet trace` (a before/after pair is compared by reading the "
+        "two reports); pass a directory only when it holds one run's per-rank files.";
+  }
   if (x.lateness.empty()) return;
   std::vector<Evidence> ev = {{"collective", x.collective, ""},
                               {"steps_compared", std::to_string(x.steps_compared),
@@ -363,41 +523,52 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
   }
 }
 
+// A rank with a verdict of its own: GPU ops, or kernel counters.
+static bool Judged(const RankAnalysis& a) { return a.has_gpu_ops || a.counters.ranges > 0; }
+
 TraceVerdict OverallVerdict(const std::vector<RankAnalysis>& ranks) {
   std::map<std::string, std::pair<int, double>> votes;  // label -> (ranks, summed share)
   int gpu_ranks = 0;
   std::string confidence = "high";
   for (const RankAnalysis& a : ranks) {
-    if (!a.has_gpu_ops) continue;
+    if (!Judged(a)) continue;
     ++gpu_ranks;
     auto& v = votes[a.verdict.label];
     ++v.first;
     v.second += a.verdict.share_pct;
   }
   if (gpu_ranks == 0) return {"no_gpu_activity", 0, "high", "no rank holds GPU operations"};
+  // A bottleneck outranks compute_bound, which outranks insufficient_data.
+  auto rank_of = [](const std::string& label) {
+    if (label == "insufficient_data" || label == "counters_only") return 0;
+    return label == "compute_bound" ? 1 : 2;
+  };
   auto best = votes.begin();
   for (auto it = votes.begin(); it != votes.end(); ++it) {
-    bool bottleneck = it->first != "compute_bound",
-         best_bottleneck = best->first != "compute_bound";
-    if (bottleneck != best_bottleneck ? bottleneck
-                                      : (it->second.first > best->second.first ||
-                                         (it->second.first == best->second.first &&
-                                          it->second.second > best->second.second))) {
+    int r = rank_of(it->first), best_r = rank_of(best->first);
+    if (r != best_r ? r > best_r
+                    : (it->second.first > best->second.first ||
+                       (it->second.first == best->second.first &&
+                        it->second.second > best->second.second))) {
       best = it;
     }
   }
   for (const RankAnalysis& a : ranks) {
-    if (a.has_gpu_ops && a.verdict.label == best->first && a.verdict.confidence != "high") {
+    if (Judged(a) && a.verdict.label == best->first && a.verdict.confidence != "high") {
       confidence = a.verdict.confidence == "low" || confidence == "low" ? "low" : "medium";
     }
   }
   if (gpu_ranks == 1) {
     for (const RankAnalysis& a : ranks) {
-      if (a.has_gpu_ops) return a.verdict;
+      if (Judged(a)) return a.verdict;
     }
   }
-  return {best->first, best->second.second / best->second.first, confidence,
-          fmt::format("{} of {} GPU ranks", best->second.first, gpu_ranks)};
+  TraceVerdict v{best->first, best->second.second / best->second.first, confidence,
+                 fmt::format("{} of {} GPU ranks", best->second.first, gpu_ranks)};
+  for (const RankAnalysis& a : ranks) {
+    if (Judged(a) && a.verdict.label == v.label) v.share_of = a.verdict.share_of;
+  }
+  return v;
 }
 
 }  // namespace gpuvet

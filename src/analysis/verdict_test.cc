@@ -118,6 +118,63 @@ TEST(VerdictTest, BottleneckOnAnyRankWinsOverall) {
   EXPECT_EQ(r.verdict.reason, "1 of 3 GPU ranks");
 }
 
+TEST(VerdictTest, TooShortAWindowGetsNoLabel) {
+  TraceBuilder b;
+  for (int i = 0; i < 3; ++i) b.Launched("ampere_sgemm", i * 20, 5, i * 20 + 6, 10);
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, "insufficient_data");
+  EXPECT_EQ(r.verdict.label, "insufficient_data");
+  // Only the input finding: shares of a 50 µs window would be noise.
+  ASSERT_EQ(r.findings.size(), 1u) << r.findings.back().id << ": " << r.findings.back().summary;
+  EXPECT_EQ(r.findings[0].id, "trace.input");
+  EXPECT_EQ(r.findings[0].severity, Severity::kInfo);
+  // Any rank with a real label decides the overall verdict.
+  TraceBuilder tiny;
+  tiny.Launched("ampere_sgemm", 0, 5, 6, 10);
+  TraceReport mixed =
+      AnalyzeTraces({WithRank(tiny.Build(), 0), WithRank(ComputeBound(), 1)}, TraceOptions{});
+  EXPECT_EQ(mixed.verdict.label, "compute_bound");
+}
+
+TEST(VerdictTest, TwoFilesOfOneRankAreSeparateRuns) {
+  RankTrace a = WithRank(HostBound(), 0), b = WithRank(ComputeBound(), 0);
+  a.source = "before.json";
+  b.source = "after.json";
+  TraceReport r = AnalyzeTraces({a, b}, TraceOptions{});
+  ASSERT_EQ(r.cross.duplicate_ranks.size(), 1u);
+  EXPECT_EQ(r.cross.duplicate_ranks[0].second,
+            (std::vector<std::string>{"before.json", "after.json"}));
+  EXPECT_TRUE(r.cross.lateness.empty());
+  EXPECT_EQ(r.ranks[0].subject, "rank 0 (before.json)");
+  EXPECT_EQ(r.ranks[1].subject, "rank 0 (after.json)");
+  const Finding* f = Find(r, "trace.input", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarn);
+  EXPECT_EQ(r.verdict.confidence, "low");
+  EXPECT_NE(r.verdict.reason.find("separate runs"), std::string::npos);
+}
+
+// HTA drops the last profiler step from the span; copies and syncs in that step must not count
+// against the shorter span.
+TEST(VerdictTest, CopiesOutsideTheSpanDoNotMakeItTransferBound) {
+  TraceBuilder b;
+  b.Step("ProfilerStep#1", 0, 1000);
+  b.Step("ProfilerStep#2", 1000, 1000);
+  for (int i = 0; i < 9; ++i) b.Launched("ampere_sgemm", i * 100, 5, i * 100 + 10, 95);
+  // Step 2: a long copy and a sync, launched after the last step began (excluded, as HTA).
+  b.Copy(CopyKind::kHtoD, 64 << 20, 1100, 800, MemKind::kPinned, RuntimeKind::kMemcpyAsync, 1050,
+         5);
+  b.Call("cudaDeviceSynchronize", RuntimeKind::kDeviceSync, 1060, 900);
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  const RankAnalysis& a = r.ranks[0];
+  EXPECT_TRUE(a.temporal.last_step_excluded);
+  EXPECT_EQ(a.copies.copy_busy_ns, 800'000);
+  EXPECT_EQ(a.copies.copy_busy_in_span_ns, 0);
+  EXPECT_EQ(a.copies.sync_in_span_ns, 0);
+  EXPECT_EQ(a.verdict.label, "compute_bound") << a.verdict.reason;
+  EXPECT_EQ(Find(r, "trace.transfer_bound", "trace")->severity, Severity::kOk);
+}
+
 TEST(VerdictTest, NothingAtAll) {
   TraceReport r = AnalyzeTraces({}, TraceOptions{});
   EXPECT_EQ(r.verdict.label, "no_gpu_activity");

@@ -365,10 +365,20 @@ constexpr CatalogueEntry kCatalogue[] = {
      "Look at the idle-time breakdown per stream and at the host threads around the gaps; capture "
      "a longer or steadier window if the trace covers start-up."},
     {"trace.input", "trace", "Trace readable and complete",
-     "The trace could not be read completely (truncated or corrupted), or holds no GPU activity "
-     "(a CPU-only rank): results cover only what was read.",
-     "Re-capture or re-copy the trace; for a CPU-only rank check that the process saw a GPU "
-     "(CUDA_VISIBLE_DEVICES, device placement)."},
+     "The trace could not be read completely (truncated or corrupted), holds no GPU activity (a "
+     "CPU-only rank) or too little to judge, was recorded in counter mode (no timeline), or its "
+     "files do not form one run: results cover only what was read.",
+     "Re-capture or re-copy the trace, covering a few complete steps; for a CPU-only rank check "
+     "that the process saw a GPU (CUDA_VISIBLE_DEVICES, device placement); give files of "
+     "different runs to separate invocations."},
+    {"trace.kernel_counters", "trace", "Kernels on the roofline (hardware counters)",
+     "The trace carries per-kernel hardware counters from the CUPTI range profiler. FLOPs and DRAM "
+     "bytes place each kernel on the roofline: below the ridge point (peak FLOP/s over memory "
+     "bandwidth) a kernel is limited by memory bandwidth, above it by arithmetic throughput.",
+     "Memory-bound kernels gain from fusion, data reuse, narrower types (BF16/FP8) or a GPU with "
+     "more memory bandwidth; compute-bound ones from tensor cores, lower precision or a faster "
+     "GPU. Take a normal (timeline) trace as well: counter mode cannot show idle or launch "
+     "overhead."},
     {"trace.launch_bound", "trace", "Kernel launch overhead",
      "Many kernels run for less time than it takes to launch them, so the GPU waits between tiny "
      "kernels: the job is bound by launch overhead, not by GPU speed.",

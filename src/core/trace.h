@@ -37,14 +37,14 @@ struct GpuOp {
 
 // What a host-side CUDA/HIP runtime or driver API call does, for launch and sync analyses.
 enum class RuntimeKind : uint8_t {
-  kLaunch,         // cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel, hipLaunchKernel …
-  kGraphLaunch,    // cudaGraphLaunch
-  kMemcpy,         // synchronous cudaMemcpy*
-  kMemcpyAsync,    // cudaMemcpy*Async
-  kMemset,         // cudaMemset* (sync or async)
-  kDeviceSync,     // cudaDeviceSynchronize
-  kStreamSync,     // cudaStreamSynchronize
-  kEventSync,      // cudaEventSynchronize, cudaStreamWaitEvent is not a host sync
+  kLaunch,       // cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel, hipLaunchKernel …
+  kGraphLaunch,  // cudaGraphLaunch
+  kMemcpy,       // synchronous cudaMemcpy*
+  kMemcpyAsync,  // cudaMemcpy*Async
+  kMemset,       // cudaMemset* (sync or async)
+  kDeviceSync,   // cudaDeviceSynchronize
+  kStreamSync,   // cudaStreamSynchronize
+  kEventSync,    // cudaEventSynchronize, cudaStreamWaitEvent is not a host sync
   kOther,
 };
 
@@ -66,19 +66,36 @@ struct TraceRange {
   int32_t tid = -1;
 };
 
+// One kernel measured by the CUPTI range profiler (Kineto "cuda_profiler_range" events, from
+// `experimental_config=_ExperimentalConfig(profiler_metrics=[...])`): the profiler replays each
+// kernel to read its counters, so a trace in this mode has counters per kernel and no timeline.
+struct CounterRange {
+  uint32_t name = 0;   // kernel name, index into RankTrace::names
+  uint32_t first = 0;  // first of its values in RankTrace::counter_values
+  uint32_t count = 0;  // number of values
+};
+
+struct CounterValue {
+  uint32_t metric = 0;  // metric name ("dram__bytes_read.sum"), index into RankTrace::names
+  double value = 0;
+};
+
 struct RankTrace {
   std::string source;  // file path (or "dir/file")
   std::string format;  // "kineto-json", "kineto-json (bare list)", "nsys-sqlite"
   int rank = -1;       // distributedInfo.rank; -1 when the trace does not say
   int world_size = -1;
-  std::string device_type;         // "cuda", "rocm", "" when no GPU events
-  std::vector<std::string> names;  // interned strings; names[0] == ""
-  std::vector<GpuOp> gpu_ops;      // sorted by start_ns
-  std::vector<RuntimeCall> runtime;  // sorted by start_ns
-  std::vector<TraceRange> steps;     // profiler steps, sorted by start_ns
-  std::vector<TraceRange> annotations;  // NVTX / user annotations (not steps), sorted
-  uint64_t input_bytes = 0;        // bytes of (uncompressed) input read
-  uint64_t events_seen = 0;        // events parsed, of any kind
+  std::string device_type;                   // "cuda", "rocm", "" when no GPU events
+  std::vector<std::string> names;            // interned strings; names[0] == ""
+  std::vector<GpuOp> gpu_ops;                // sorted by start_ns
+  std::vector<RuntimeCall> runtime;          // sorted by start_ns
+  std::vector<TraceRange> steps;             // profiler steps, sorted by start_ns
+  std::vector<TraceRange> annotations;       // NVTX / user annotations (not steps), sorted
+  std::vector<CounterRange> counter_ranges;  // in trace order
+  std::vector<CounterValue> counter_values;
+  std::string gpu_name;      // the first device's name from Kineto deviceProperties; "" unknown
+  uint64_t input_bytes = 0;  // bytes of (uncompressed) input read
+  uint64_t events_seen = 0;  // events parsed, of any kind
   // Problems that did not stop the read (a truncated file read up to the last whole event,
   // unknown categories, events with missing fields skipped), each naming file and offset/field.
   std::vector<std::string> warnings;

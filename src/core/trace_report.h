@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/finding.h"
@@ -18,6 +20,8 @@ inline constexpr const char* kTraceSchema = "gpuvet.trace/v1";
 // the last ProfilerStep excluded when there are several), idle = span − union of all GPU ops,
 // compute = union of computation kernels, non_compute = the rest (communication, memcpy, memset).
 struct TemporalBreakdown {
+  int64_t start_ns = 0;  // the span: first GPU op start to last GPU op end in the window
+  int64_t end_ns = 0;
   int64_t span_ns = 0;
   int64_t idle_ns = 0;
   int64_t compute_ns = 0;
@@ -121,9 +125,11 @@ struct CopyStats {
   uint64_t pageable_count = 0;            // host side is pageable memory
   uint64_t pageable_bytes = 0;
   int64_t pageable_ns = 0;
-  int64_t copy_busy_ns = 0;         // union of memcpy intervals
-  std::vector<SyncKindStat> syncs;  // device, stream, event, memcpy (synchronous copies)
-  int64_t sync_ns = 0;              // host time blocked in all of them
+  int64_t copy_busy_ns = 0;          // union of memcpy intervals
+  int64_t copy_busy_in_span_ns = 0;  // the part of it inside the temporal breakdown's span
+  std::vector<SyncKindStat> syncs;   // device, stream, event, memcpy (synchronous copies)
+  int64_t sync_ns = 0;               // host time blocked in all of them
+  int64_t sync_in_span_ns = 0;       // the part of it inside the temporal breakdown's span
   uint64_t scalar_reads = 0;   // small DtoH copies followed by a stream/device sync (`.item()`)
   int64_t scalar_read_ns = 0;  // host time in those syncs
 };
@@ -150,10 +156,48 @@ struct StepStat {
 // A bottleneck label in the shared vocabulary with the share of the span it explains.
 struct TraceVerdict {
   std::string label;       // host_cpu_bound, launch_bound, transfer_bound, comm_bound,
-                           // compute_bound, idle; "no_gpu_activity" for a CPU-only rank
-  double share_pct = 0;    // share of the GPU span the label accounts for
+                           // compute_bound, idle; "no_gpu_activity" for a CPU-only rank;
+                           // "insufficient_data" for a window too short to judge; for a
+                           // counter-mode trace memory_bound/compute_bound (roofline) or
+                           // "counters_only" when its counters cannot place the kernels
+  double share_pct = 0;    // share of the GPU span (counter mode: of the roofline time) the
+                           // label accounts for
   std::string confidence;  // "high", "medium", "low"
   std::string reason;      // one line
+  std::string share_of = "gpu_span";  // what share_pct is of: "gpu_span" or "roofline_time"
+};
+
+// One kernel (by name) of a CUPTI range-profiler trace, placed on the roofline.
+struct KernelCounterStat {
+  std::string name;
+  uint64_t ranges = 0;  // profiled instances
+  double flops = 0;     // FP64 + FP32 + FP16 operations from SASS instruction counts (FMA = 2)
+  std::optional<double> dram_bytes;  // read + write
+  std::optional<double> intensity;   // FLOP per DRAM byte
+  std::string bound;                 // "memory_bound", "compute_bound"; "" when it cannot be placed
+  double flop_share_pct = 0;         // of all profiled FLOPs
+};
+
+// The counters of a CUPTI range-profiler (counter-mode) trace. ranges == 0 for a normal trace.
+struct CounterStats {
+  uint64_t ranges = 0;
+  uint64_t kernels = 0;              // distinct kernel names
+  std::vector<std::string> metrics;  // distinct counter names, sorted
+  bool has_flops = false;            // any smsp__sass_thread_inst_executed_op_* counter
+  double flops_fp64 = 0;
+  double flops_fp32 = 0;
+  double flops_fp16 = 0;
+  bool has_dram = false;  // dram__bytes_read/write.sum or dram__bytes.sum
+  double dram_bytes = 0;
+  std::string gpu_name;  // from the trace ("" unknown)
+  std::string gpu_spec;  // spec row used for the ridge point, "" when the GPU is not known
+  double ridge_flop_per_byte = 0;  // FP32 peak / memory bandwidth; 0 unknown
+  uint64_t memory_bound_kernels = 0;
+  uint64_t compute_bound_kernels = 0;
+  // Share of the profiled kernels' roofline time (max(FLOPs / peak, bytes / bandwidth), summed)
+  // spent in memory-bound kernels; set only when kernels could be placed.
+  std::optional<double> memory_bound_time_pct;
+  std::vector<KernelCounterStat> top;  // by FLOPs, then DRAM bytes; at most 10
 };
 
 struct RankAnalysis {
@@ -175,6 +219,7 @@ struct RankAnalysis {
   CopyStats copies;
   CommOverlap overlap;
   std::vector<StepStat> steps;
+  CounterStats counters;
   TraceVerdict verdict;
 };
 
@@ -189,7 +234,10 @@ struct CrossRank {
   int world_size = -1;  // from the traces; -1 unknown
   std::vector<int> ranks_present;
   std::vector<int> missing_ranks;  // 0..world_size-1 without a trace
-  std::string collective;          // kernel name compared across ranks ("" when none)
+  // Ranks claimed by more than one input (two runs compared, not one run's ranks), with the
+  // sources that claim each; no straggler comparison is made when there are any.
+  std::vector<std::pair<int, std::vector<std::string>>> duplicate_ranks;
+  std::string collective;  // kernel name compared across ranks ("" when none)
   uint64_t steps_compared = 0;
   std::vector<RankLateness> lateness;  // by rank
   std::vector<int> stragglers;

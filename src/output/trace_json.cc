@@ -19,6 +19,7 @@ double R2(double v) { return std::round(v * 100.0) / 100.0; }
 json VerdictJson(const TraceVerdict& v) {
   return {{"label", v.label},
           {"share_pct", R2(v.share_pct)},
+          {"share_of", v.share_of},
           {"confidence", v.confidence},
           {"reason", v.reason}};
 }
@@ -126,9 +127,43 @@ json CopiesJson(const CopyStats& c) {
       {"pageable",
        {{"count", c.pageable_count}, {"bytes", c.pageable_bytes}, {"time_us", Us(c.pageable_ns)}}},
       {"copy_busy_us", Us(c.copy_busy_ns)},
+      {"copy_busy_in_span_us", Us(c.copy_busy_in_span_ns)},
       {"syncs", syncs},
       {"sync_us", Us(c.sync_ns)},
+      {"sync_in_span_us", Us(c.sync_in_span_ns)},
       {"scalar_reads", {{"count", c.scalar_reads}, {"sync_us", Us(c.scalar_read_ns)}}}};
+}
+
+// null for a normal trace; the roofline placement of a counter-mode trace's kernels.
+json CountersJson(const CounterStats& c) {
+  if (c.ranges == 0) return nullptr;
+  auto opt = [](const std::optional<double>& v) { return v ? json(R2(*v)) : json(nullptr); };
+  json kernels = json::array();
+  for (const KernelCounterStat& k : c.top) {
+    kernels.push_back({{"name", k.name},
+                       {"ranges", k.ranges},
+                       {"flops", k.flops},
+                       {"flop_share_pct", R2(k.flop_share_pct)},
+                       {"dram_bytes", k.dram_bytes ? json(*k.dram_bytes) : json(nullptr)},
+                       {"flop_per_byte", opt(k.intensity)},
+                       {"bound", k.bound.empty() ? json(nullptr) : json(k.bound)}});
+  }
+  return {
+      {"ranges", c.ranges},
+      {"kernels", c.kernels},
+      {"metrics", c.metrics},
+      {"flops", c.has_flops
+                    ? json({{"fp64", c.flops_fp64}, {"fp32", c.flops_fp32}, {"fp16", c.flops_fp16}})
+                    : json(nullptr)},
+      {"dram_bytes", c.has_dram ? json(c.dram_bytes) : json(nullptr)},
+      {"gpu_name", c.gpu_name},
+      {"gpu_spec", c.gpu_spec.empty() ? json(nullptr) : json(c.gpu_spec)},
+      {"ridge_flop_per_byte",
+       c.ridge_flop_per_byte > 0 ? json(R2(c.ridge_flop_per_byte)) : json(nullptr)},
+      {"memory_bound_kernels", c.memory_bound_kernels},
+      {"compute_bound_kernels", c.compute_bound_kernels},
+      {"memory_bound_time_pct", opt(c.memory_bound_time_pct)},
+      {"top_kernels", kernels}};
 }
 
 json RankJson(const RankAnalysis& a) {
@@ -156,6 +191,7 @@ json RankJson(const RankAnalysis& a) {
             {"exposed_us", Us(a.overlap.exposed_ns)},
             {"overlap_pct", R2(a.overlap.overlap_pct)}}},
           {"steps", steps},
+          {"kernel_counters", CountersJson(a.counters)},
           {"verdict", VerdictJson(a.verdict)}};
 }
 
@@ -165,10 +201,14 @@ json CrossJson(const CrossRank& x) {
     late.push_back(
         {{"rank", l.rank}, {"late_count", l.late_count}, {"mean_delay_us", Us(l.mean_delay_ns)}});
   }
-  return {{"world_size", x.world_size},         {"ranks_present", x.ranks_present},
-          {"missing_ranks", x.missing_ranks},   {"collective", x.collective},
-          {"steps_compared", x.steps_compared}, {"lateness", late},
-          {"stragglers", x.stragglers}};
+  json dup = json::array();
+  for (const auto& [rank, files] : x.duplicate_ranks) {
+    dup.push_back({{"rank", rank}, {"files", files}});
+  }
+  return {{"world_size", x.world_size}, {"ranks_present", x.ranks_present},
+          {"duplicate_ranks", dup},     {"missing_ranks", x.missing_ranks},
+          {"collective", x.collective}, {"steps_compared", x.steps_compared},
+          {"lateness", late},           {"stragglers", x.stragglers}};
 }
 
 }  // namespace

@@ -34,12 +34,42 @@ std::string Short(const std::string& name, size_t width) {
 
 std::string VerdictText(const TraceVerdict& v) {
   if (v.label == "no_gpu_activity") return "no_gpu_activity";
-  return fmt::format("{} ({:.1f} % of the GPU span, confidence {})", v.label, v.share_pct,
-                     v.confidence);
+  if (v.label == "insufficient_data") return "insufficient_data (too little GPU activity)";
+  if (v.label == "counters_only") return "counters_only (kernel counters, no timeline)";
+  return fmt::format("{} ({:.1f} % of the {}, confidence {})", v.label, v.share_pct,
+                     v.share_of == "roofline_time" ? "roofline time" : "GPU span", v.confidence);
+}
+
+std::string Flops(double f) { return fmt::format("{:.2f} GFLOP", f / 1e9); }
+
+// A counter-mode trace: kernels on the roofline instead of a timeline.
+std::string CounterLines(const CounterStats& c) {
+  std::string out = fmt::format(
+      "  counter mode (CUPTI range profiler): {} kernel launch(es) of {} kernel(s), {} "
+      "counter(s), no timeline\n",
+      c.ranges, c.kernels, c.metrics.size());
+  if (c.has_flops) {
+    out += fmt::format("  FLOPs  FP32 {}  FP16 {}  FP64 {}\n", Flops(c.flops_fp32),
+                       Flops(c.flops_fp16), Flops(c.flops_fp64));
+  }
+  if (c.has_dram) out += fmt::format("  DRAM   {}\n", Bytes(static_cast<uint64_t>(c.dram_bytes)));
+  if (c.ridge_flop_per_byte > 0) {
+    out += fmt::format("  ridge  {:.1f} FLOP/byte ({})\n", c.ridge_flop_per_byte, c.gpu_spec);
+  }
+  out += "  top kernels by FLOPs\n";
+  for (const KernelCounterStat& k : c.top) {
+    std::string tail;
+    if (k.intensity) tail += fmt::format("  {:.2f} FLOP/B", *k.intensity);
+    if (!k.bound.empty()) tail += "  " + k.bound;
+    out += fmt::format("    {:>5.1f} % {:>14} x{:<4} {}{}\n", k.flop_share_pct, Flops(k.flops),
+                       k.ranges, Short(k.name, 60), tail);
+  }
+  return out;
 }
 
 std::string RankSection(const RankAnalysis& a) {
   std::string out = fmt::format("{}  {}  [{}]\n", a.subject, a.source, a.format);
+  if (!a.has_gpu_ops && a.counters.ranges > 0) return out + CounterLines(a.counters);
   if (!a.has_gpu_ops) return out + "  no GPU activity\n";
   const TemporalBreakdown& t = a.temporal;
   out += fmt::format("  span {}   idle {:.1f} %   compute {:.1f} %   non-compute {:.1f} %{}\n",
@@ -96,11 +126,15 @@ std::string RankSection(const RankAnalysis& a) {
 }
 
 std::string CrossSection(const CrossRank& x) {
-  if (x.lateness.empty() && x.missing_ranks.empty()) return "";
+  if (x.lateness.empty() && x.missing_ranks.empty() && x.duplicate_ranks.empty()) return "";
   std::string out = fmt::format("across ranks: world size {}, {} rank(s) present", x.world_size,
                                 x.ranks_present.size());
   if (!x.missing_ranks.empty()) out += ", missing " + FormatCpuList(x.missing_ranks);
   out += "\n";
+  for (const auto& [rank, files] : x.duplicate_ranks) {
+    out += fmt::format("  rank {} claimed by {} files: separate runs, ranks not compared\n", rank,
+                       files.size());
+  }
   if (!x.lateness.empty()) {
     out += fmt::format("  collective compared over {} step(s): {}\n", x.steps_compared,
                        Short(x.collective, 80));

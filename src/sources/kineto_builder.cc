@@ -37,6 +37,7 @@ void KinetoEvent::Reset() {
   device = stream = correlation = -1;
   bytes = 0;
   rocm_dispatch = false;
+  metric_count = 0;
 }
 
 int32_t FoldThreadId(int64_t tid) {
@@ -80,6 +81,18 @@ void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
   KinetoCategory cat = ev.cat;
   bool step = IsProfilerStepName(ev.name);
   // The GPU-side copy of a step (gpu_user_annotation "ProfilerStep#N") is not a second step.
+  if (cat == KinetoCategory::kProfilerRange) {
+    // Replayed kernels: their ts/dur are not a timeline, only the counters matter.
+    CounterRange range;
+    range.name = Intern(ev.name);
+    range.first = static_cast<uint32_t>(trace_->counter_values.size());
+    range.count = static_cast<uint32_t>(ev.metric_count);
+    for (size_t i = 0; i < ev.metric_count; ++i) {
+      trace_->counter_values.push_back({Intern(ev.metrics[i].first), ev.metrics[i].second});
+    }
+    trace_->counter_ranges.push_back(range);
+    return;
+  }
   bool wanted = IsGpuOp(cat) || cat == KinetoCategory::kRuntime ||
                 cat == KinetoCategory::kUserAnnotation ||
                 (cat == KinetoCategory::kGpuUserAnnotation && !step) ||

@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/trace.h"
@@ -31,6 +32,9 @@ struct KinetoEvent {
   int64_t correlation = -1;
   int64_t bytes = 0;
   bool rocm_dispatch = false;  // args.kind == "Dispatch Kernel" (roctracer kernels)
+  // Numeric args of a cuda_profiler_range event: metric name and value.
+  std::vector<std::pair<std::string, double>> metrics;
+  size_t metric_count = 0;  // used entries of `metrics` (kept allocated across events)
 
   // Back to the empty state, keeping the strings' capacity.
   void Reset();

@@ -123,6 +123,8 @@ class KinetoParser {
         ParseEvents();
       } else if (Is(key_, "distributedInfo") && js_.Peek() == '{') {
         ParseDistributedInfo();
+      } else if (Is(key_, "deviceProperties") && js_.Peek() == '[') {
+        ParseDeviceProperties();
       } else {
         js_.SkipValue();
       }
@@ -139,6 +141,28 @@ class KinetoParser {
         if (auto v = ReadInt()) trace_.world_size = ClampInt32(*v);
       } else {
         js_.SkipValue();
+      }
+    }
+  }
+
+  // deviceProperties: [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", ...}, ...]; keeps the first
+  // name (a rank drives one device).
+  void ParseDeviceProperties() {
+    js_.Advance();
+    bool first = true;
+    while (js_.NextElement(&first)) {
+      if (js_.Peek() != '{') {
+        js_.SkipValue();
+        continue;
+      }
+      js_.Advance();
+      bool first_member = true;
+      while (js_.NextMember(&first_member, &key_)) {
+        if (Is(key_, "name") && js_.Peek() == '"' && trace_.gpu_name.empty()) {
+          js_.ReadString(&trace_.gpu_name);
+        } else {
+          js_.SkipValue();
+        }
       }
     }
   }
@@ -217,7 +241,19 @@ class KinetoParser {
   // call stacks) are skipped unread.
   bool WantArgs() const {
     if (ev_.ph != 0 && ev_.ph != 'X') return false;
-    return !ev_.has_cat || IsGpuOp(ev_.cat) || ev_.cat == KinetoCategory::kRuntime;
+    return !ev_.has_cat || IsGpuOp(ev_.cat) || ev_.cat == KinetoCategory::kRuntime ||
+           ev_.cat == KinetoCategory::kProfilerRange;
+  }
+
+  // A counter of a cuda_profiler_range event: a number (or a string holding one).
+  void ReadMetric() {
+    if (!ReadScalarAsText()) return;
+    std::optional<double> v = ParseDouble(num_);
+    if (!v) return;
+    if (ev_.metric_count == ev_.metrics.size()) ev_.metrics.emplace_back();
+    ev_.metrics[ev_.metric_count].first = key_;
+    ev_.metrics[ev_.metric_count].second = *v;
+    ++ev_.metric_count;
   }
 
   void ParseArgs() {
@@ -238,6 +274,8 @@ class KinetoParser {
         ev_.bytes = ReadInt().value_or(0);
       } else if (Is(key_, "kind") && js_.Peek() == '"') {
         if (js_.ReadString(&num_)) ev_.rocm_dispatch = num_ == "Dispatch Kernel";
+      } else if (ev_.has_cat && ev_.cat == KinetoCategory::kProfilerRange) {
+        ReadMetric();
       } else {
         js_.SkipValue();
       }

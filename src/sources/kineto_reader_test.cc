@@ -273,6 +273,31 @@ TEST(KinetoReaderTest, GraphLaunchedKernelsAreKeptAndMarked) {
   EXPECT_EQ(t.runtime[0].kind, RuntimeKind::kGraphLaunch);
 }
 
+TEST(KinetoReaderTest, ProfilerRangesKeepTheirCountersAndDeviceName) {
+  // CUPTI range-profiler mode: counters as numeric args (a string holding a number counts too;
+  // other values are dropped); deviceProperties gives the GPU's name.
+  RankTrace t = MustParse(R"js({"deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"},
+      {"id": 1, "name": "other"}],
+    "traceEvents": [
+    {"ph": "X", "cat": "cuda_profiler_range", "name": "gemm", "ts": 1, "dur": 121431,
+     "args": {"dram__bytes_read.sum": 1024, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": "2e3",
+              "note": {"x": 1}, "flag": true}},
+    {"ph": "X", "cat": "cuda_profiler_range", "name": "add", "ts": 2, "dur": 121431,
+     "args": {"dram__bytes_read.sum": 8}}]})js");
+  EXPECT_EQ(t.gpu_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(t.gpu_ops.empty());
+  ASSERT_EQ(t.counter_ranges.size(), 2u);
+  EXPECT_EQ(t.Name(t.counter_ranges[0].name), "gemm");
+  ASSERT_EQ(t.counter_ranges[0].count, 2u);
+  const CounterValue& a = t.counter_values[t.counter_ranges[0].first];
+  const CounterValue& b = t.counter_values[t.counter_ranges[0].first + 1];
+  EXPECT_EQ(t.Name(a.metric), "dram__bytes_read.sum");
+  EXPECT_DOUBLE_EQ(a.value, 1024);
+  EXPECT_DOUBLE_EQ(b.value, 2000);
+  EXPECT_EQ(t.counter_ranges[1].count, 1u);
+  EXPECT_DOUBLE_EQ(t.counter_values[t.counter_ranges[1].first].value, 8);
+}
+
 TEST(KinetoReaderTest, StepsFromEveryHostCategory) {
   RankTrace t = MustParse(R"js({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#2", "tid": 1, "ts": 20, "dur": 10},
@@ -633,6 +658,14 @@ TEST(KinetoReaderTest, SharedTraceCounts) {
   EXPECT_EQ(cpu->device_type, "");
   EXPECT_EQ(cpu->rank, 34);
   EXPECT_EQ(cpu->world_size, 300);
+
+  Result<RankTrace> cupti =
+      ReadShared("hta/cupti_profiler_a100/benchmark_result_924719_1679055439_trace.json.gz");
+  ASSERT_TRUE(cupti.ok()) << cupti.status().message();
+  EXPECT_TRUE(cupti->gpu_ops.empty());
+  EXPECT_EQ(cupti->counter_ranges.size(), 77u);
+  EXPECT_EQ(cupti->counter_values.size(), 693u);
+  EXPECT_EQ(cupti->gpu_name, "NVIDIA A100-PG509-200");
 }
 
 }  // namespace

@@ -30,11 +30,11 @@ constexpr std::array kCategories = {
     CategoryName{"operator", KinetoCategory::kHostOp},
     CategoryName{"user_annotation", KinetoCategory::kUserAnnotation},
     CategoryName{"gpu_user_annotation", KinetoCategory::kGpuUserAnnotation},
+    CategoryName{"cuda_profiler_range", KinetoCategory::kProfilerRange},
     // Known categories that carry nothing the trace model keeps.
     CategoryName{"python_function", KinetoCategory::kIgnored},
     CategoryName{"python", KinetoCategory::kIgnored},
     CategoryName{"cuda_sync", KinetoCategory::kIgnored},
-    CategoryName{"cuda_profiler_range", KinetoCategory::kIgnored},
     CategoryName{"trace", KinetoCategory::kIgnored},
     CategoryName{"ac2g", KinetoCategory::kIgnored},
     CategoryName{"fwdbwd", KinetoCategory::kIgnored},

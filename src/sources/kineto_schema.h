@@ -20,6 +20,7 @@ enum class KinetoCategory : uint8_t {
   kHostOp,             // cpu_op, Operator: a step when named ProfilerStep#N
   kUserAnnotation,     // user_annotation: a step when named ProfilerStep#N, else an annotation
   kGpuUserAnnotation,  // gpu_user_annotation: the GPU-side copy of an annotation
+  kProfilerRange,      // cuda_profiler_range: one kernel's CUPTI range-profiler counters
   kIgnored,            // a known category the analyses do not use (python_function, ac2g, …)
   kUnknown,            // a category this reader does not know
 };
