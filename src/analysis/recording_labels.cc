@@ -71,6 +71,7 @@ WindowStats StatsOf(const RecordingSignals& sig, size_t begin, size_t end,
   w.cpu_busy = MeanOf(v, begin, end, &SampleSignals::cpu_busy);
   w.iowait = MeanOf(v, begin, end, &SampleSignals::iowait);
   w.psi_io = MeanOf(v, begin, end, &SampleSignals::psi_io);
+  w.psi_cpu = MeanOf(v, begin, end, &SampleSignals::psi_cpu);
   w.disk_busy = MeanOf(v, begin, end, &SampleSignals::disk_busy);
   w.busiest_thread = MeanOf(v, begin, end, &SampleSignals::busiest_thread);
   w.wl_cpu = MeanOf(v, begin, end, &SampleSignals::wl_cpu);
@@ -114,6 +115,13 @@ WindowStats StatsOf(const RecordingSignals& sig, size_t begin, size_t end,
   return w;
 }
 
+// The workload CPU that makes a GPU-less job a CPU fallback rather than an idle one: halved on a
+// host whose tasks wait for a CPU (PSI), where a CPU-bound job gets only part of what it asks.
+double FallbackCpuPct(const WindowStats& w, const AnalyzeThresholds& th) {
+  const bool contended = Has(w.psi_cpu) && w.psi_cpu >= th.psi_cpu_pct;
+  return contended ? th.fallback_cpu_pct / 2 : th.fallback_cpu_pct;
+}
+
 bool IsCpuFallback(const RecordingSignals& sig, const AnalyzeThresholds& th) {
   if (sig.process_gpu_seen || sig.samples.empty()) return false;
   bool processes = false;
@@ -121,7 +129,7 @@ bool IsCpuFallback(const RecordingSignals& sig, const AnalyzeThresholds& th) {
   if (!processes) return false;
   WindowStats w = StatsOf(sig, 0, sig.samples.size(), th);
   bool gpus_idle = Has(w.activity) && w.activity <= th.gpu_idle_pct;  // no readings: no claim
-  return gpus_idle && Has(w.wl_cpu) && w.wl_cpu >= th.fallback_cpu_pct;
+  return gpus_idle && Has(w.wl_cpu) && w.wl_cpu >= FallbackCpuPct(w, th);
 }
 
 BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t end,
@@ -143,18 +151,23 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
   };
 
   if (fallback_run) {
-    Evidence cpu_ev{"workload_cpu", P(w.wl_cpu) + " of one core", Ge(th.fallback_cpu_pct)};
+    const double fallback_cpu = FallbackCpuPct(w, th);
+    Evidence cpu_ev{
+        "workload_cpu", P(w.wl_cpu) + " of one core",
+        Ge(fallback_cpu) + (fallback_cpu < th.fallback_cpu_pct
+                                ? " (halved: tasks wait for a CPU, PSI " + P(w.psi_cpu) + ")"
+                                : "")};
     Evidence gpu_ev{"gpu_activity (" + metric + ")", P(w.activity),
                     fmt::format("<= {:.1f} %", th.gpu_idle_pct)};
     Evidence proc_ev{"workload_processes_on_gpu", "0", "> 0"};
-    if (Has(w.wl_cpu) && w.wl_cpu >= th.fallback_cpu_pct) {
+    if (Has(w.wl_cpu) && w.wl_cpu >= fallback_cpu) {
       return finish({"cpu_fallback",
                      "",
                      fmt::format("the workload never appears on a GPU and uses {} of a core while "
                                  "the GPUs idle",
                                  P(w.wl_cpu)),
                      {proc_ev, cpu_ev, gpu_ev},
-                     w.wl_cpu / th.fallback_cpu_pct},
+                     w.wl_cpu / fallback_cpu},
                     false);
     }
     return finish({"idle",
@@ -242,8 +255,9 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
                  (Has(quota_used) && quota_used >= th.quota_used_pct);
     bool thread = w.busiest_thread >= th.pegged_pct;
     int cpus = std::max(meta.online_cpus, 1);
+    const bool contended = Has(w.psi_cpu) && w.psi_cpu >= th.psi_cpu_pct;
     bool saturated = (Has(w.cpu_busy) && w.cpu_busy >= th.host_cpu_busy_pct) ||
-                     w.pegged_cores >= std::max(2.0, cpus / 2.0);
+                     w.pegged_cores >= std::max(2.0, cpus / 2.0) || contended;
     if (quota || thread || saturated) {
       std::vector<Evidence> ev = {
           act_ev,
@@ -252,6 +266,7 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
            fmt::format(">= {:.0f} (busy >= {:.0f} %)", std::max(2.0, cpus / 2.0), th.pegged_pct)},
           {"busiest_thread", P(w.busiest_thread) + " of one core", Ge(th.pegged_pct)},
           {"workload_cpu", P(w.wl_cpu) + " of one core", ""}};
+      if (Has(w.psi_cpu)) ev.push_back({"psi_cpu_some", P(w.psi_cpu), Ge(th.psi_cpu_pct)});
       if (Has(w.cgroup_throttled)) {
         ev.push_back({"cgroup_throttled", P(w.cgroup_throttled), Ge(th.cgroup_throttled_pct)});
       }
@@ -274,6 +289,7 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
       if (!saturated) {
         set("host_cpu_busy", Lt(th.host_cpu_busy_pct) + " (CPUs to spare)");
         set("pegged_cores", fmt::format("< {:.0f}", std::max(2.0, cpus / 2.0)));
+        set("psi_cpu_some", Lt(th.psi_cpu_pct));
       }
       if (quota) {
         double m =
@@ -299,12 +315,17 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
       }
       return finish(
           {"host_cpu_bound", "cpu_saturated",
-           fmt::format("GPU activity {} while the host CPUs are saturated: busy {}, {:.1f} of {} "
-                       "cores pegged{}",
-                       P(w.activity), P(w.cpu_busy), w.pegged_cores, cpus, sawtooth),
+           fmt::format(
+               "GPU activity {} while the host CPUs are saturated: busy {}, {:.1f} of {} "
+               "cores pegged{}{}",
+               P(w.activity), P(w.cpu_busy), w.pegged_cores, cpus,
+               contended ? fmt::format(", tasks wait for a CPU {} of the time (PSI)", P(w.psi_cpu))
+                         : "",
+               sawtooth),
            ev,
-           std::max(Has(w.cpu_busy) ? w.cpu_busy / th.host_cpu_busy_pct : 0,
-                    w.pegged_cores / std::max(2.0, cpus / 2.0)) *
+           std::max({Has(w.cpu_busy) ? w.cpu_busy / th.host_cpu_busy_pct : 0,
+                     w.pegged_cores / std::max(2.0, cpus / 2.0),
+                     contended ? w.psi_cpu / th.psi_cpu_pct : 0}) *
                (th.gpu_starved_pct / std::max(w.activity, 1.0))},
           true);
     }

@@ -23,7 +23,7 @@ struct WindowStats {
   double activity = 0, util = 0, sm_active = 0, occupancy = 0, tensor = 0, dram = 0, mem_util = 0,
          pcie = 0;
   bool gpm = false;  // activity is SM activity
-  double cpu_busy = 0, iowait = 0, psi_io = 0, disk_busy = 0, pegged_cores = 0;
+  double cpu_busy = 0, iowait = 0, psi_io = 0, psi_cpu = 0, disk_busy = 0, pegged_cores = 0;
   double busiest_thread = 0, wl_cpu = 0, cgroup_throttled = 0;
   double rchar = 0, read_syscalls = 0, opens = 0;
   double trough_share = 0;     // % of samples with activity below the starved threshold

@@ -80,6 +80,33 @@ TEST(RecordingLabelsTest, CpuSaturated) {
   EXPECT_EQ(r.verdict.confidence, "medium");  // GPU-Util only
 }
 
+// A 2-core host shared with other jobs: the feeder thread gets 85 % of a core (under the 90 %
+// pegged line) and busy time reads 75 % because iowait hides the rest, but PSI shows tasks waiting
+// for a CPU 40 % of the time: the host is saturated. Without the PSI wait nothing is labelled.
+TEST(RecordingLabelsTest, CpuContentionSeenThroughPsi) {
+  auto build = [](double psi) {
+    return RecordingBuilder()
+        .Add(300,
+             [psi](Sample& s, int) {
+               SetGpus(s, 12);
+               s.host.core_busy_pct = {80, 70};
+               s.host.cpu_user_pct = 65, s.host.cpu_system_pct = 10, s.host.cpu_iowait_pct = 5,
+               s.host.cpu_idle_pct = 20;
+               s.host.psi_cpu_some_pct = psi;
+               s.processes[0].cpu_pct = 85;
+               s.processes[0].top_threads = {{100, "feeder", 85}};
+             })
+        .Build();
+  };
+  AnalyzeReport contended = Analyze(build(40));
+  EXPECT_EQ(contended.verdict.label, "host_cpu_bound") << contended.verdict.reason;
+  EXPECT_EQ(contended.verdict.detail, "cpu_saturated");
+  EXPECT_NE(contended.verdict.reason.find("40.0 % of the time (PSI)"), std::string::npos)
+      << contended.verdict.reason;
+  AnalyzeReport quiet = Analyze(build(2));
+  EXPECT_NE(quiet.verdict.label, "host_cpu_bound") << quiet.verdict.reason;
+}
+
 TEST(RecordingLabelsTest, CgroupQuota) {
   RecordingBuilder b;
   b.meta().cpu_quota_cores = 2;
@@ -233,6 +260,23 @@ TEST(RecordingLabelsTest, IdleAndCpuFallback) {
                                  .Build());
   EXPECT_EQ(fb.verdict.label, "cpu_fallback");
   EXPECT_EQ(fb.verdict.confidence, "high");
+
+  // On a host shared with other jobs the fallback gets 40 % of a core while it waits for more.
+  auto squeezed = [](double psi) {
+    return RecordingBuilder()
+        .Add(300,
+             [psi](Sample& s, int) {
+               SetGpus(s, 0);
+               for (GpuSample& g : s.gpus) g.processes.clear();
+               s.processes[0].cpu_pct = 40;
+               s.host.core_busy_pct.assign(8, 99);
+               s.host.cpu_user_pct = 98;
+               s.host.psi_cpu_some_pct = psi;
+             })
+        .Build();
+  };
+  EXPECT_EQ(Analyze(squeezed(80)).verdict.label, "cpu_fallback");
+  EXPECT_NE(Analyze(squeezed(0)).verdict.label, "cpu_fallback");
   EXPECT_NE(fb.verdict.decision.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
 }
 

@@ -19,6 +19,11 @@ struct AnalyzeThresholds {
   double pegged_pct = 90;
   // Host CPU (user + system of all CPUs) at or above this: the host is saturated.
   double host_cpu_busy_pct = 85;
+  // PSI cpu "some" at or above this: runnable tasks wait for a CPU a fifth of the time, so the
+  // host is saturated even when busy time reads lower (iowait and steal hide busy CPUs; a feeder
+  // thread that gets 85 % of a core while waiting for the rest is not "below pegged"). Kernel
+  // PSI documentation: "some" is the share of time at least one task is stalled on the resource.
+  double psi_cpu_pct = 20;
   // iowait at or above this share of all CPU time, or PSI io "some" at or above psi_io_pct:
   // tasks wait on storage (the seed's iostat example: 22 % iowait with a starved GPU).
   double iowait_pct = 10;
@@ -54,6 +59,7 @@ struct AnalyzeThresholds {
   double throttle_report_pct = 10;
   // cpu_fallback: the workload's processes use at least this much CPU (% of one core) while no
   // workload process ever appears on a GPU and the GPUs stay idle.
+  // Halved when the host is contended (PSI cpu >= psi_cpu_pct): the job gets part of its ask.
   double fallback_cpu_pct = 50;
   // Small-file / metadata-bound input: average read() size below small_read_bytes and at least
   // opens_per_s files opened per second or read_syscalls_per_s reads per second, during

@@ -113,6 +113,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
   x.cpu_busy = h.cpu_user_pct && h.cpu_system_pct ? *h.cpu_user_pct + *h.cpu_system_pct : kNaN;
   x.iowait = h.cpu_iowait_pct.value_or(kNaN);
   x.psi_io = h.psi_io_some_pct.value_or(kNaN);
+  x.psi_cpu = h.psi_cpu_some_pct.value_or(kNaN);
   x.mem_available = h.mem_available_bytes ? static_cast<double>(*h.mem_available_bytes) : kNaN;
   x.disk_busy = h.disks.empty() ? kNaN : 0;
   for (const DiskSample& d : h.disks) {

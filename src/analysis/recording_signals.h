@@ -31,6 +31,7 @@ struct SampleSignals {
   double cpu_busy = 0;  // user + system
   double iowait = 0;
   double psi_io = 0;
+  double psi_cpu = 0;
   double disk_busy = 0;       // busiest disk
   double disk_write_bps = 0;  // all disks
   double max_core = 0;
