@@ -22,10 +22,15 @@ KernelBreakdown ComputeKernelBreakdown(const RankTrace& trace, const OpWindow& w
   std::unordered_map<uint32_t, KernelStat> by_name;
   std::vector<KernelCategoryTime> cats;
   for (std::string_view c : kKernelCategories) cats.push_back({std::string(c), 0, 0, 0});
+  // A trace repeats a few hundred names millions of times: classify each (name, kind) once.
+  std::unordered_map<uint64_t, std::string_view> category_of;
   for (uint32_t i : window.ops) {
     const GpuOp& op = trace.gpu_ops[i];
     const std::string& name = trace.Name(op.name);
-    std::string_view cat = KernelCategory(op, name);
+    const uint64_t key = (static_cast<uint64_t>(op.name) << 8) | static_cast<uint64_t>(op.kind);
+    auto [cached, miss] = category_of.try_emplace(key);
+    if (miss) cached->second = KernelCategory(op, name);
+    std::string_view cat = cached->second;
     ++b.op_count;
     b.total_ns += op.dur_ns;
     if (op.kind == GpuOpKind::kKernel) ++b.kernel_count;
