@@ -116,5 +116,22 @@ TEST(CounterAnalysisTest, CounterTraceWithoutBytesSaysWhichCountersToAdd) {
   EXPECT_TRUE(counters);
 }
 
+TEST(CounterAnalysisTest, TruncatedCounterTraceKeepsItsCounters) {
+  TraceBuilder b;
+  b.trace().gpu_name = "NVIDIA H100 80GB HBM3";
+  b.Counters("gemm", {{kFfma, 1e9}, {kRead, 1e6}});
+  RankTrace t = b.Build();
+  t.truncated = true;
+  TraceReport r = AnalyzeTraces({t}, TraceOptions{});
+  EXPECT_EQ(r.verdict.label, "compute_bound");
+  bool warned = false, counters = false;
+  for (const Finding& f : r.findings) {
+    warned |= f.id == "trace.input" && f.severity == Severity::kWarn;
+    counters |= f.id == "trace.kernel_counters";
+  }
+  EXPECT_TRUE(warned);
+  EXPECT_TRUE(counters);
+}
+
 }  // namespace
 }  // namespace gpuvet

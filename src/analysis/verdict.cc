@@ -297,7 +297,8 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                                     {"gpu_ops", std::to_string(a.kernels.op_count), ""},
                                     {"warnings", std::to_string(a.warnings.size()), ""}};
   if (!a.warnings.empty()) input_ev.push_back({"first_warning", a.warnings.front(), ""});
-  if (!a.has_gpu_ops && a.counters.ranges > 0 && !a.truncated) {
+  const bool counter_mode = !a.has_gpu_ops && a.counters.ranges > 0;
+  if (counter_mode && !a.truncated) {
     AppendCounterFindings(a, out);
     return;
   }
@@ -318,6 +319,7 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                        fmt::format("trace read completely ({} GPU ops)", a.kernels.op_count),
                        input_ev));
   }
+  if (counter_mode) AppendCounterFindings(a, out);  // after the truncation warning
   if (!a.has_gpu_ops) return;
   if (TooLittle(a, th)) {
     // Replaces a plain "read completely"; a truncation or read warning stays beside it.
