@@ -3,6 +3,7 @@
 #include "sources/json_stream.h"
 
 #include <array>
+#include <cstring>
 
 namespace gpuvet {
 namespace {
@@ -21,6 +22,25 @@ struct ByteTables {
   }
 };
 constexpr ByteTables kTables;
+
+// The end of the run of plain string bytes starting at `p` (the first '"', '\\' or control
+// character, or `end`). Eight bytes at a time while none of them can be special (the SWAR
+// "has a byte less than n" / "has a zero byte" tests, which never miss one; a false alarm only
+// hands the word to the byte loop), since kernel names and shapes make strings most of a trace.
+const char* ScanPlain(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+    const uint64_t special =
+        ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash);
+    if (special & kHigh) break;
+    p += 8;
+  }
+  while (p < end && kTables.plain[static_cast<uint8_t>(*p)]) ++p;
+  return p;
+}
 
 // Longest number text ReadScalarText keeps; int64 needs 20 characters, an exact decimal time a
 // few more.
@@ -111,7 +131,7 @@ bool JsonStream::ReadString(std::string* out) {
   ++p_;
   while (true) {
     const char* run = p_;
-    while (p_ < end_ && kTables.plain[static_cast<uint8_t>(*p_)]) ++p_;
+    p_ = ScanPlain(p_, end_);
     if (p_ > run && out->size() < kMaxKeptString) {
       out->append(run, std::min<size_t>(p_ - run, kMaxKeptString - out->size()));
     }
@@ -222,7 +242,7 @@ bool JsonStream::ReadEscape(std::string* out) {
 bool JsonStream::SkipString() {
   ++p_;  // the opening quote, already peeked
   while (true) {
-    while (p_ < end_ && kTables.plain[static_cast<uint8_t>(*p_)]) ++p_;
+    p_ = ScanPlain(p_, end_);
     if (p_ == end_) {
       if (!Refill()) return Fail("unterminated string");
       continue;
