@@ -6,11 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 
 #include "rules/bench_expectations.h"
 #include "rules/rule_util.h"
+#include "util/strings.h"
 
 namespace gpuvet {
 
@@ -60,18 +62,93 @@ std::vector<Evidence> Record(Ctx& c, const BenchMeasurement& m, double expected,
           {"method", m.method, ""}};
 }
 
-// A figure that was not measured: info with the engine's reason.
-void Skipped(Ctx& c, std::string_view finding_id, const BenchMeasurement& m,
-             const std::string& subject) {
-  Finding f = MakeFinding(finding_id, subject, Severity::kInfo,
-                          fmt::format("{} not measured: {}", BenchLabel(m.id), m.skipped));
-  f.meaning =
-      "This figure was not measured on this node, for the reason given; it is neither "
-      "zero nor a failure.";
-  f.decision =
-      "Nothing to fix unless the figure matters here: then provide what is missing "
-      "(library, second GPU, NUMA node) and run gpuvet bench again.";
-  c.out.findings.push_back(std::move(f));
+// The CUDA error name in an engine message ("… (CUDA_ERROR_ILLEGAL_ADDRESS = 700)"), or "".
+std::string CudaErrorIn(const std::string& why) {
+  const size_t at = why.find("CUDA_ERROR_");
+  if (at == std::string::npos) return "";
+  size_t end = at;
+  while (end < why.size() &&
+         (std::isupper(static_cast<unsigned char>(why[end])) ||
+          std::isdigit(static_cast<unsigned char>(why[end])) || why[end] == '_')) {
+    ++end;
+  }
+  return why.substr(at, end - at);
+}
+
+// What to do about a failed figure, by what failed.
+std::string FailureDecision(const std::string& why) {
+  const std::string err = CudaErrorIn(why);
+  if (why.find("PTX") != std::string::npos || err == "CUDA_ERROR_INVALID_PTX" ||
+      err == "CUDA_ERROR_UNSUPPORTED_PTX_VERSION" || err == "CUDA_ERROR_JIT_COMPILER_NOT_FOUND" ||
+      err == "CUDA_ERROR_NO_BINARY_FOR_GPU") {
+    return "The driver could not compile gpuvet's PTX kernels (the JIT log is in the notes): "
+           "update the driver to one that supports this GPU and PTX ISA 7.0, then bench again; "
+           "jobs that JIT their own kernels fail the same way.";
+  }
+  if (why.starts_with("hung")) {
+    return "Drain the node: a driver call never returned. Run `gpuvet check` (Xid, ECC, PCIe) and "
+           "read the kernel log; reset the GPU (nvidia-smi -r) or reboot before returning the node "
+           "to service.";
+  }
+  if (why.find("data corruption") != std::string::npos) {
+    return "Drain the node: the GPU returned wrong data without reporting an error. Run `gpuvet "
+           "check` for ECC and Xid errors, reset the GPU and bench again; replace it if the data "
+           "is wrong again.";
+  }
+  return "Drain the node: run `gpuvet check` for Xid and ECC errors and read the kernel log, reset "
+         "the GPU (or reboot) and bench again; replace the GPU if the error repeats.";
+}
+
+// A figure that was not measured, judged by why: unavailable here (info, or `unavailable` for
+// P2P), failed by the GPU or driver (fail, naming the step and the error), not run for a local
+// reason (unknown). Abandoned figures are covered by bench.gpu_error and emit nothing.
+void NotMeasured(Ctx& c, std::string_view finding_id, const BenchMeasurement& m,
+                 const std::string& subject, Severity unavailable = Severity::kInfo) {
+  switch (m.outcome) {
+    case BenchOutcome::kMeasured:
+    case BenchOutcome::kAbandoned:
+      return;
+    case BenchOutcome::kUnavailable: {
+      Finding f = MakeFinding(finding_id, subject, unavailable,
+                              fmt::format("{} not measured: {}", BenchLabel(m.id), m.skipped));
+      if (unavailable == Severity::kInfo) {
+        f.meaning =
+            "This figure was not measured on this node, for the reason given; it is neither "
+            "zero nor a failure.";
+        f.decision =
+            "Nothing to fix unless the figure matters here: then provide what is missing "
+            "(library, second GPU, NUMA node) and run gpuvet bench again.";
+      }
+      c.out.findings.push_back(std::move(f));
+      return;
+    }
+    case BenchOutcome::kFailed: {
+      std::vector<Evidence> ev = {{"step", m.id, ""}, {"error", m.skipped, ""}};
+      if (std::string err = CudaErrorIn(m.skipped); !err.empty()) {
+        ev.push_back({"cuda_error", err, ""});
+      }
+      Finding f = MakeFinding(finding_id, subject, Severity::kFail,
+                              fmt::format("{} failed: {}", BenchLabel(m.id), m.skipped), ev);
+      f.meaning =
+          "The benchmark did not produce a figure because the GPU or its driver failed it (a "
+          "CUDA error, a hung call or wrong data): a broken GPU, not a slow one.";
+      f.decision = FailureDecision(m.skipped);
+      c.out.findings.push_back(std::move(f));
+      return;
+    }
+    case BenchOutcome::kIncomplete: {
+      Finding f = MakeFinding(finding_id, subject, Severity::kUnknown,
+                              fmt::format("{} not measured: {}", BenchLabel(m.id), m.skipped),
+                              {{"step", m.id, ""}, {"reason", m.skipped, ""}});
+      f.meaning =
+          "This figure could not be measured for a reason local to this run (memory held by "
+          "other processes, a small host): the GPU was not judged on it.";
+      f.decision =
+          "Free the memory (stop other jobs on the GPU or host) and run gpuvet bench again.";
+      c.out.findings.push_back(std::move(f));
+      return;
+    }
+  }
 }
 
 // The policy's absolute minimum for `m`, judged as a fail below it. True when one was set.
@@ -116,7 +193,7 @@ std::string CopyCause(const BenchGpu& g, const BenchMeasurement& m) {
 void JudgeAgainstExpected(Ctx& c, std::string_view finding_id, const BenchGpu& g,
                           const BenchMeasurement& m, const std::string& cause_if_low) {
   std::string subject = Subject(&g, g.index);
-  if (!m.skipped.empty()) return Skipped(c, finding_id, m, subject);
+  if (!m.measured()) return NotMeasured(c, finding_id, m, subject);
   if (JudgeMinimum(c, finding_id, m, subject)) return;
   Expected e = ExpectedFor(g, m.id);
   if (e.value <= 0) {
@@ -141,14 +218,15 @@ void JudgeAgainstExpected(Ctx& c, std::string_view finding_id, const BenchGpu& g
 
 // A figure with no built-in expectation: judged only against a policy minimum.
 void JudgeMinimumOnly(Ctx& c, std::string_view finding_id, const BenchGpu& g,
-                      const BenchMeasurement& m) {
+                      const BenchMeasurement& m, const std::string& why_no_expectation) {
   std::string subject = Subject(&g, g.index);
-  if (!m.skipped.empty()) return Skipped(c, finding_id, m, subject);
+  if (!m.measured()) return NotMeasured(c, finding_id, m, subject);
   if (JudgeMinimum(c, finding_id, m, subject)) return;
-  c.out.findings.push_back(MakeFinding(
-      finding_id, subject, Severity::kOk,
-      fmt::format("{} {} (reported, not judged)", BenchLabel(m.id), Figure(m.median, m.unit)),
-      {{"measured", Figure(m.median, m.unit), ""}}));
+  c.out.findings.push_back(
+      MakeFinding(finding_id, subject, Severity::kOk,
+                  fmt::format("{} {} (reported, not judged: {}; set [bench.minimums] {})",
+                              BenchLabel(m.id), Figure(m.median, m.unit), why_no_expectation, m.id),
+                  {{"measured", Figure(m.median, m.unit), ""}}));
 }
 
 void CheckDriverState(Ctx& c) {
@@ -161,9 +239,27 @@ void CheckDriverState(Ctx& c) {
                       (r.driver_version % 1000) / 10, r.library, r.gpus.size())));
       return;
     case BenchState::kDriverMissing:
-      c.out.findings.push_back(MakeFinding("bench.driver", "host", Severity::kUnknown,
-                                           "no benchmark ran: " + r.detail,
-                                           {{"library", r.library, ""}}));
+      c.out.findings.push_back(MakeFinding(
+          "bench.driver", "host", Severity::kUnknown, "no benchmark ran: " + r.detail,
+          {{"library", r.library, "the path tried: --cuda-lib, GPUVET_CUDA_LIB or libcuda.so.1"}}));
+      return;
+    case BenchState::kTimedOut: {
+      Finding f = MakeFinding("bench.driver", "host", Severity::kFail,
+                              "the CUDA driver stopped answering: " + r.detail,
+                              {{"library", r.library, ""}});
+      f.meaning =
+          "A CUDA driver call never returned during the run: the figures measured before it are "
+          "reported and judged, the later steps did not run.";
+      f.decision =
+          "Drain the node: a driver call never returned. Run `gpuvet check` (Xid, ECC, PCIe) and "
+          "read the kernel log; reset the GPU (nvidia-smi -r) or reboot before returning the "
+          "node to service.";
+      c.out.findings.push_back(std::move(f));
+      return;
+    }
+    case BenchState::kBadRequest:
+      c.out.findings.push_back(NotChecked("bench.driver", "host", "no benchmark ran: " + r.detail,
+                                          {{"library", r.library, ""}}));
       return;
     case BenchState::kNoDevice:
       c.out.findings.push_back(NotChecked("bench.driver", "host",
@@ -178,12 +274,45 @@ void CheckDriverState(Ctx& c) {
   }
 }
 
+// A GPU that stopped working during the run: one fail naming the step and the error; the figures
+// it could not run afterwards are listed here instead of one finding each.
+void CheckGpuFailure(Ctx& c, const BenchGpu& g) {
+  if (g.failed.empty()) return;
+  std::vector<std::string> abandoned;
+  for (const BenchMeasurement& m : c.run.measurements) {
+    if (m.gpu == g.index && m.outcome == BenchOutcome::kAbandoned) abandoned.push_back(m.id);
+  }
+  std::vector<Evidence> ev = {{"failure", g.failed, ""}};
+  if (std::string err = CudaErrorIn(g.failed); !err.empty()) ev.push_back({"cuda_error", err, ""});
+  if (!abandoned.empty()) {
+    ev.push_back({"not_run", std::to_string(abandoned.size()), Join(abandoned, ", ")});
+  }
+  Finding f = MakeFinding(
+      "bench.gpu_error", Subject(&g, g.index), Severity::kFail,
+      fmt::format("GPU {} stopped working {}{}", g.index, g.failed,
+                  abandoned.empty()
+                      ? ""
+                      : fmt::format(" ({} later figures not measured)", abandoned.size())),
+      ev);
+  const size_t colon = g.failed.find(": ");
+  f.decision = FailureDecision(colon == std::string::npos ? g.failed : g.failed.substr(colon + 2));
+  c.out.findings.push_back(std::move(f));
+}
+
 void CheckPcieUnderLoad(Ctx& c, const BenchGpu& g) {
   std::string subject = Subject(&g, g.index);
   const auto& loaded = g.pcie_gen_loaded;
   if (loaded.error()) {
-    c.out.findings.push_back(MakeFinding("bench.pcie_under_load", subject, Severity::kUnknown,
-                                         "PCIe generation under load unreadable: " + loaded.note));
+    Finding f = MakeFinding("bench.pcie_under_load", subject, Severity::kUnknown,
+                            "PCIe generation under load could not be read: " + loaded.note);
+    f.meaning =
+        "The link's generation was not read while a copy kept it busy, so whether it trains "
+        "down under load is not known; this is not a downgrade.";
+    f.decision =
+        "Make the GPU's PCI function readable under /sys (bare metal, or a container with the "
+        "host's /sys), and if the host copies did not run, fix what stopped them; then bench "
+        "again.";
+    c.out.findings.push_back(std::move(f));
     return;
   }
   if (!loaded.has() || !g.pcie_gen_max.has()) return;  // not supported (e.g. a VM): skipped
@@ -218,7 +347,9 @@ void CheckCopies(Ctx& c, const BenchGpu& g) {
     }
   }
   if (const BenchMeasurement* m = FindMeasurement(c.run, "bidir_pinned", g.index)) {
-    JudgeMinimumOnly(c, "bench.copy_bandwidth", g, *m);
+    JudgeAgainstExpected(
+        c, "bench.copy_bandwidth", g, *m,
+        "the link does not carry both directions at once (full duplex); " + CopyCause(g, *m));
   }
 }
 
@@ -228,11 +359,11 @@ void CheckRatios(Ctx& c, const BenchGpu& g) {
   const BenchThresholds& t = c.policy.bench;
   for (const char* dir : {"h2d", "d2h"}) {
     const BenchMeasurement* pinned = FindMeasurement(c.run, std::string(dir) + "_pinned", g.index);
-    bool pinned_ok = pinned && pinned->skipped.empty() && pinned->median > 0;
+    bool pinned_ok = pinned && pinned->measured() && pinned->median > 0;
     if (const BenchMeasurement* m =
             FindMeasurement(c.run, std::string(dir) + "_pageable", g.index)) {
-      if (!m->skipped.empty()) {
-        Skipped(c, "bench.pageable_copies", *m, subject);
+      if (!m->measured()) {
+        NotMeasured(c, "bench.pageable_copies", *m, subject);
       } else if (pinned_ok) {
         auto ev = Record(c, *m, pinned->median, "pinned " + std::string(dir),
                          fmt::format(">= {:.2f}", t.pageable_min_ratio));
@@ -248,8 +379,8 @@ void CheckRatios(Ctx& c, const BenchGpu& g) {
     }
     if (const BenchMeasurement* m =
             FindMeasurement(c.run, std::string(dir) + "_pinned_remote", g.index)) {
-      if (!m->skipped.empty()) {
-        Skipped(c, "bench.numa_penalty", *m, subject);
+      if (!m->measured()) {
+        NotMeasured(c, "bench.numa_penalty", *m, subject);
       } else if (pinned_ok) {
         std::string local =
             pinned->numa_node >= 0 ? fmt::format("node {}", pinned->numa_node) : "local node";
@@ -278,7 +409,10 @@ void CheckMemoryAndCompute(Ctx& c, const BenchGpu& g) {
     }
   }
   if (const BenchMeasurement* m = FindMeasurement(c.run, "d2d_copy_engine", g.index)) {
-    JudgeMinimumOnly(c, "bench.memory_bandwidth", g, *m);
+    JudgeMinimumOnly(c, "bench.memory_bandwidth", g, *m,
+                     "no built-in expectation: copy-engine throughput on device memory differs by "
+                     "part and driver and has no published figure; d2d_sm_copy is judged against "
+                     "the memory peak");
   }
   for (const char* id : {"fp32_fma", "bf16_tensor", "fp16_tensor"}) {
     if (const BenchMeasurement* m = FindMeasurement(c.run, id, g.index)) {
@@ -294,10 +428,10 @@ void CheckLaunch(Ctx& c, const BenchGpu& g) {
   const BenchMeasurement* lat = FindMeasurement(c.run, "launch_latency", g.index);
   const BenchMeasurement* rate = FindMeasurement(c.run, "launch_rate", g.index);
   if (!lat) return;
-  if (!lat->skipped.empty()) return Skipped(c, "bench.launch_overhead", *lat, subject);
+  if (!lat->measured()) return NotMeasured(c, "bench.launch_overhead", *lat, subject);
   double max = c.policy.bench.launch_latency_max_us;
   auto ev = Record(c, *lat, max, "policy launch_latency_max_us", "<= 1.00");
-  if (rate && rate->skipped.empty()) {
+  if (rate && rate->measured()) {
     ev.push_back({"launch_rate", Figure(rate->median, rate->unit), ""});
   }
   bool slow = lat->median > max;
@@ -320,10 +454,14 @@ void CheckP2p(Ctx& c) {
     const BenchGpu* a = FindGpu(c.run, m->gpu);
     const BenchGpu* b = FindGpu(c.run, m->peer);
     std::string subject = fmt::format("gpu{} -> gpu{}", m->gpu, m->peer);
-    if (!m->skipped.empty()) {
+    if (m->outcome == BenchOutcome::kUnavailable) {
       c.out.findings.push_back(MakeFinding(
           "bench.p2p_bandwidth", subject, Severity::kWarn,
           fmt::format("peer-to-peer gpu{} -> gpu{} unsupported: {}", m->gpu, m->peer, m->skipped)));
+      continue;
+    }
+    if (!m->measured()) {
+      NotMeasured(c, "bench.p2p_bandwidth", *m, subject);
       continue;
     }
     if (JudgeMinimum(c, "bench.p2p_bandwidth", *m, subject)) continue;
@@ -339,7 +477,7 @@ void CheckP2p(Ctx& c) {
     }
     std::vector<double> others;
     for (const BenchMeasurement* o : pairs) {
-      if (o != m && o->skipped.empty()) others.push_back(o->median);
+      if (o != m && o->measured()) others.push_back(o->median);
     }
     if (others.size() >= 2) {
       std::sort(others.begin(), others.end());
@@ -360,7 +498,11 @@ void CheckP2p(Ctx& c) {
     double floor = c.policy.bench.min_fraction_of_expected;
     auto ev = Record(c, *m, expected, basis, fmt::format(">= {:.2f}", floor));
     if (const BenchMeasurement* lat = FindMeasurement(c.run, "p2p_latency", m->gpu, m->peer)) {
-      if (lat->skipped.empty()) ev.push_back({"latency", Figure(lat->median, lat->unit), ""});
+      if (lat->measured()) {
+        ev.push_back({"latency", Figure(lat->median, lat->unit), ""});
+      } else if (lat->outcome == BenchOutcome::kFailed) {
+        NotMeasured(c, "bench.p2p_bandwidth", *lat, subject);
+      }
     }
     double ratio = m->median / expected;
     bool low = ratio < floor;
@@ -376,48 +518,157 @@ void CheckP2p(Ctx& c) {
 void CheckNccl(Ctx& c) {
   const BenchMeasurement* m = FindMeasurement(c.run, "nccl_allreduce_busbw", -1);
   if (!m) return;
-  if (!m->skipped.empty()) return Skipped(c, "bench.nccl", *m, "all GPUs");
+  if (!m->measured()) return NotMeasured(c, "bench.nccl", *m, "all GPUs");
   if (JudgeMinimum(c, "bench.nccl", *m, "all GPUs")) return;
-  c.out.findings.push_back(
-      MakeFinding("bench.nccl", "all GPUs", Severity::kOk,
-                  fmt::format("all-reduce bus bandwidth {} (not judged: set [bench.minimums] "
-                              "nccl_allreduce_busbw; AzNHC uses 460-480 GB/s on 8 × H100/H200)",
-                              Figure(m->median, m->unit)),
-                  {{"measured", Figure(m->median, m->unit), ""}, {"method", m->method, ""}}));
+  // No built-in expectation: bus bandwidth follows the NVLink/NVSwitch topology, which bench
+  // does not read (it uses the CUDA driver only, not NVML).
+  c.out.findings.push_back(MakeFinding(
+      "bench.nccl", "all GPUs", Severity::kOk,
+      fmt::format("all-reduce bus bandwidth {} (not judged: it depends on the NVLink/NVSwitch "
+                  "topology, which bench does not read; set [bench.minimums] "
+                  "nccl_allreduce_busbw; AzNHC uses 460-480 GB/s on 8 × H100/H200)",
+                  Figure(m->median, m->unit)),
+      {{"measured", Figure(m->median, m->unit), ""}, {"method", m->method, ""}}));
 }
 
 bool LowerIsBetter(const std::string& id) { return id == "launch_latency" || id == "p2p_latency"; }
 
-void CheckRegression(Ctx& c, const std::vector<BenchMeasurement>& baseline) {
-  double max_drop = c.policy.bench.regression_max_drop;
-  std::vector<Evidence> improved;
-  int compared = 0;
-  for (const BenchMeasurement& m : c.run.measurements) {
-    if (!m.skipped.empty()) continue;
-    const BenchMeasurement* base = nullptr;
-    for (const BenchMeasurement& b : baseline) {
-      if (b.id == m.id && b.gpu == m.gpu && b.peer == m.peer && b.skipped.empty()) base = &b;
+// "0000:1B:00.0", "1b:00.0" -> "0000:1b:00.0": bus ids compared across runs and drivers.
+std::string NormalBusId(std::string id) {
+  id = ToLower(id);
+  if (std::count(id.begin(), id.end(), ':') == 1) id = "0000:" + id;
+  return id;
+}
+
+// Matches figures of the baseline to this run: by the PCI bus id of each ordinal when both runs
+// recorded it (ordinals change when GPUs are added, removed or reordered), else by ordinal.
+class GpuMatcher {
+ public:
+  GpuMatcher(const BenchRun& run, const BenchBaseline& base) {
+    for (const BenchGpu& g : run.gpus) {
+      if (!g.pci_bus_id.empty()) now_[g.index] = NormalBusId(g.pci_bus_id);
     }
-    if (!base || base->median <= 0 || m.median <= 0) continue;
+    for (const auto& [index, bus] : base.bus_ids) then_[index] = NormalBusId(bus);
+  }
+  // The current ordinal of the baseline's `ordinal` (-1 stays -1: all-GPU figures); -2 when the
+  // baseline's GPU is not in this run.
+  int Current(int ordinal) const {
+    if (ordinal < 0) return ordinal;
+    auto then = then_.find(ordinal);
+    if (then == then_.end() || now_.empty()) return ordinal;
+    for (const auto& [index, bus] : now_) {
+      if (bus == then->second) return index;
+    }
+    return -2;
+  }
+  bool by_bus_id() const { return !then_.empty() && !now_.empty(); }
+
+ private:
+  std::map<int, std::string> now_, then_;
+};
+
+std::string RegressionSubject(const Ctx& c, int gpu, int peer) {
+  if (peer >= 0) return fmt::format("gpu{} -> gpu{}", gpu, peer);
+  if (gpu >= 0) return Subject(FindGpu(c.run, gpu), gpu);
+  return "all GPUs";
+}
+
+void CheckRegression(Ctx& c, const BenchBaseline& baseline) {
+  const double max_drop = c.policy.bench.regression_max_drop;
+  const GpuMatcher match(c.run, baseline);
+  std::vector<Evidence> improved;
+  // Figures the baseline measured that this run did not, grouped by subject.
+  std::map<std::string, std::vector<std::string>> lost;
+  int compared = 0;
+  for (const BenchMeasurement& b : baseline.measurements) {
+    if (!b.measured() || b.median <= 0) continue;
+    const int gpu = match.Current(b.gpu), peer = match.Current(b.peer);
+    const BenchMeasurement* m = nullptr;
+    if (gpu != -2 && peer != -2) {
+      for (const BenchMeasurement& x : c.run.measurements) {
+        if (x.id == b.id && x.gpu == gpu && x.peer == peer) m = &x;
+      }
+    }
+    if (m == nullptr || !m->measured() || m->median <= 0) {
+      const std::string subject =
+          gpu == -2 || peer == -2 ? fmt::format("baseline gpu{}{}", b.gpu,
+                                                b.peer >= 0 ? fmt::format(" -> gpu{}", b.peer) : "")
+                                  : RegressionSubject(c, gpu, peer);
+      std::string why = m == nullptr
+                            ? (gpu == -2 || peer == -2 ? "GPU not in this run" : "not in this run")
+                            : m->skipped;
+      lost[subject].push_back(fmt::format("{} ({}): {}", b.id, Figure(b.median, b.unit), why));
+      continue;
+    }
     ++compared;
-    double change = LowerIsBetter(m.id) ? base->median / m.median - 1 : m.median / base->median - 1;
-    std::string subject = m.peer >= 0  ? fmt::format("gpu{} -> gpu{}", m.gpu, m.peer)
-                          : m.gpu >= 0 ? Subject(FindGpu(c.run, m.gpu), m.gpu)
-                                       : "all GPUs";
+    std::string subject = RegressionSubject(c, gpu, peer);
+    std::vector<Evidence> ev = {{"measured", Figure(m->median, m->unit), ""},
+                                {"baseline", Figure(b.median, b.unit), ""}};
+    if (gpu != b.gpu) ev.push_back({"baseline_gpu", fmt::format("gpu{}", b.gpu), "same bus id"});
+    if (LowerIsBetter(m->id)) {
+      // Latencies: "11.2× slower" — a percentage of the new value would understate it.
+      const double factor = m->median / b.median;
+      if (factor - 1 > max_drop) {
+        ev.push_back(
+            {"factor", fmt::format("{:.1f}×", factor), fmt::format("<= {:.2f}×", 1 + max_drop)});
+        c.out.findings.push_back(MakeFinding(
+            "bench.regression", subject, Severity::kWarn,
+            fmt::format("{} {} is {:.1f}× slower than the baseline's {}", BenchLabel(m->id),
+                        Figure(m->median, m->unit), factor, Figure(b.median, b.unit)),
+            ev));
+      } else if (1 / factor - 1 > max_drop) {
+        improved.push_back({m->id + (m->gpu >= 0 ? fmt::format("@gpu{}", m->gpu) : ""),
+                            fmt::format("{:.1f}× faster", 1 / factor), ""});
+      }
+      continue;
+    }
+    const double change = m->median / b.median - 1;  // share of the baseline
     if (change < -max_drop) {
+      ev.push_back({"change", Pct(change), fmt::format(">= -{} of the baseline", Pct(max_drop))});
       c.out.findings.push_back(MakeFinding(
           "bench.regression", subject, Severity::kWarn,
-          fmt::format("{} {} is {} worse than the baseline's {}", BenchLabel(m.id),
-                      Figure(m.median, m.unit), Pct(-change), Figure(base->median, base->unit)),
-          {{"measured", Figure(m.median, m.unit), ""},
-           {"baseline", Figure(base->median, base->unit), ""},
-           {"change", Pct(change), fmt::format(">= -{}", Pct(max_drop))}}));
+          fmt::format("{} {} is {} below the baseline's {}", BenchLabel(m->id),
+                      Figure(m->median, m->unit), Pct(-change), Figure(b.median, b.unit)),
+          ev));
     } else if (change > max_drop) {
-      improved.push_back({m.id + (m.gpu >= 0 ? fmt::format("@gpu{}", m.gpu) : ""),
+      improved.push_back({m->id + (m->gpu >= 0 ? fmt::format("@gpu{}", m->gpu) : ""),
                           fmt::format("+{}", Pct(change)), ""});
     }
   }
+  for (const auto& [subject, figures] : lost) {
+    std::vector<Evidence> ev;
+    for (const std::string& f : figures) ev.push_back({"missing", f, ""});
+    Finding f =
+        MakeFinding("bench.regression", subject, Severity::kWarn,
+                    fmt::format("{} figure(s) the baseline measured were not measured now: {}",
+                                figures.size(), figures.front()),
+                    ev);
+    f.meaning =
+        "Figures the baseline measured are missing from this run: a GPU gone from the node, or a "
+        "benchmark that failed or could not run. A lost GPU must not read as no regression.";
+    f.decision =
+        "If a GPU is gone, run `gpuvet check` (GPU count, Xid 79 \"fallen off the bus\", PCIe) "
+        "and drain the node; otherwise see the finding of the figure that failed.";
+    c.out.findings.push_back(std::move(f));
+  }
+  if (!baseline.mode.empty() && !c.run.mode.empty() && baseline.mode != c.run.mode) {
+    const bool flag = baseline.mode == "quick" || baseline.mode == "full";
+    Finding f = MakeFinding(
+        "bench.regression", "baseline", Severity::kWarn,
+        fmt::format("the baseline ran in {} mode, this run in {} mode: buffer sizes and sample "
+                    "counts differ, so the comparison is approximate{}",
+                    baseline.mode, c.run.mode,
+                    flag ? fmt::format(" (rerun with --{})", baseline.mode) : ""),
+        {{"baseline_mode", baseline.mode, ""}, {"mode", c.run.mode, ""}});
+    f.meaning =
+        "The two runs used different sizes and sample counts; figures may differ for that "
+        "reason alone.";
+    f.decision = "Compare runs of the same mode.";
+    c.out.findings.push_back(std::move(f));
+  }
   improved.insert(improved.begin(), {"compared", std::to_string(compared), ""});
+  improved.insert(improved.begin() + 1,
+                  {"matched_by", match.by_bus_id() ? "PCI bus id" : "CUDA ordinal", ""});
   c.out.findings.push_back(MakeFinding(
       "bench.regression", "baseline", Severity::kOk,
       fmt::format("{} figures compared with the baseline (drop limit {})", compared, Pct(max_drop)),
@@ -452,11 +703,13 @@ std::string BenchLabel(const std::string& id) {
 }
 
 BenchJudgement JudgeBench(const BenchRun& run, const Policy& policy,
-                          const std::vector<BenchMeasurement>* baseline) {
+                          const BenchBaseline* baseline) {
   BenchJudgement j;
   Ctx c{run, policy, j};
   CheckDriverState(c);
-  if (run.state == BenchState::kOk) {
+  // A run the watchdog stopped is judged on what it measured before the hang.
+  if (run.state == BenchState::kOk || run.state == BenchState::kTimedOut) {
+    for (const BenchGpu& g : run.gpus) CheckGpuFailure(c, g);
     for (const BenchGpu& g : run.gpus) CheckPcieUnderLoad(c, g);
     for (const BenchGpu& g : run.gpus) CheckCopies(c, g);
     for (const BenchGpu& g : run.gpus) CheckRatios(c, g);
