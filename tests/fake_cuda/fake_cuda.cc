@@ -225,6 +225,9 @@ CUresult DtoD(World& w, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream
   if (from == nullptr || to == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::memmove(reinterpret_cast<void*>(Address(dst)), reinterpret_cast<const void*>(Address(src)),
                bytes);
+  if (w.scenario.corrupt_device_copies && from->device == to->device && bytes > 17) {
+    reinterpret_cast<unsigned char*>(Address(dst))[17] ^= 1;
+  }
   Enqueue(w, *s, DeviceCopyMicros(w, from->device, to->device, bytes));
   return CUDA_SUCCESS;
 }
