@@ -427,6 +427,11 @@ void CheckLaunch(Ctx& c, const BenchGpu& g) {
   std::string subject = Subject(&g, g.index);
   const BenchMeasurement* lat = FindMeasurement(c.run, "launch_latency", g.index);
   const BenchMeasurement* rate = FindMeasurement(c.run, "launch_rate", g.index);
+  // launch_rate is evidence only, but its failure is still a failure.
+  if (rate &&
+      (rate->outcome == BenchOutcome::kFailed || rate->outcome == BenchOutcome::kIncomplete)) {
+    NotMeasured(c, "bench.launch_overhead", *rate, subject);
+  }
   if (!lat) return;
   if (!lat->measured()) return NotMeasured(c, "bench.launch_overhead", *lat, subject);
   double max = c.policy.bench.launch_latency_max_us;

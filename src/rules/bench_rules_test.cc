@@ -398,6 +398,17 @@ TEST(BenchRulesTest, LocalReasonIsUnknownAndAbandonedFiguresFoldIntoGpuError) {
   }
 }
 
+TEST(BenchRulesTest, FailedLaunchRateIsReportedThoughOnlyEvidence) {
+  BenchRun r = Healthy();
+  r.measurements[9].outcome = BenchOutcome::kFailed;  // launch_rate
+  r.measurements[9].skipped = "cuLaunchKernel(gpuvet_empty): (CUDA_ERROR_LAUNCH_FAILED = 719)";
+  BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
+  const Finding* f = Find(j, "bench.launch_overhead", Severity::kFail);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("launch rate failed"), std::string::npos) << f->summary;
+  EXPECT_NE(Find(j, "bench.launch_overhead", Severity::kOk), nullptr);  // latency still judged
+}
+
 TEST(BenchRulesTest, TimedOutRunIsJudgedOnWhatItMeasured) {
   BenchRun r = Healthy();
   r.state = BenchState::kTimedOut;
