@@ -11,9 +11,9 @@ BenchRun TimedOutRun(BenchLive& live, int limit_s) {
   BenchRun run = live.snapshot;
   const double step_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - live.step_started).count();
-  const std::string in_call = call != nullptr
-                                  ? fmt::format("inside {} for {:.1f} s", call, call_s)
-                                  : "between driver calls (the engine itself did not advance)";
+  const std::string in_call =
+      call != nullptr ? fmt::format("inside {} for {:.1f} s", call, call_s)
+                      : "outside any CUDA driver call (in NCCL, cuBLASLt or gpuvet itself)";
   run.state = BenchState::kTimedOut;
   run.detail = fmt::format(
       "step '{}' had been running for {:.1f} s, {}, when the {} s limit of the whole run "
