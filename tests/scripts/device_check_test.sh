@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/device-check.sh end to end against the fake libcuda.so.1 (no build: --gpuvet): a healthy
 # node exits 0 and leaves summary.txt + device-check.tar.gz; a missing driver and a hung driver
-# call exit 1 with the reason in the summary; missing build packages exit 3 with the apt-get line. Usage: device_check_test.sh GPUVET FAKE_LIBCUDA SRC
+# call exit 1 with the reason in the summary; missing build packages exit 3 with the apt-get line.
+# Usage: device_check_test.sh GPUVET FAKE_LIBCUDA SRC
 set -u
 gpuvet=$1 fake=$2 src=$3
 base=${GPUVET_TEST_TMPDIR:-${TMPDIR:-/tmp}}
