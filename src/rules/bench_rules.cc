@@ -11,6 +11,8 @@
 #include <map>
 
 #include "rules/bench_expectations.h"
+#include "rules/bench_format.h"
+#include "rules/bench_regression.h"
 #include "rules/rule_util.h"
 #include "util/strings.h"
 
@@ -24,18 +26,6 @@ struct Ctx {
   BenchJudgement& out;
 };
 
-std::string Subject(const BenchGpu* g, int index) {
-  if (!g || g->pci_bus_id.empty()) return fmt::format("gpu{}", index);
-  return fmt::format("gpu{} ({})", index, g->pci_bus_id);
-}
-
-const BenchGpu* FindGpu(const BenchRun& run, int index) {
-  for (const BenchGpu& g : run.gpus) {
-    if (g.index == index) return &g;
-  }
-  return nullptr;
-}
-
 const BenchMeasurement* FindMeasurement(const BenchRun& run, std::string_view id, int gpu,
                                         int peer = -1) {
   for (const BenchMeasurement& m : run.measurements) {
@@ -44,20 +34,13 @@ const BenchMeasurement* FindMeasurement(const BenchRun& run, std::string_view id
   return nullptr;
 }
 
-std::string Figure(double v, const std::string& unit) {
-  int decimals = v >= 1000 ? 0 : 1;
-  return fmt::format("{} {}", FormatNumber(v, decimals), unit);
-}
-
-std::string Pct(double ratio) { return fmt::format("{:.0f} %", ratio * 100); }
-
 // Records what `m` was held against and returns the evidence every judged figure carries.
 std::vector<Evidence> Record(Ctx& c, const BenchMeasurement& m, double expected,
                              const std::string& basis, const std::string& threshold) {
   double ratio = expected > 0 ? m.median / expected : 0;
   c.out.expectations.push_back({m.id, m.gpu, m.peer, m.numa_node, expected, basis, ratio});
-  return {{"measured", Figure(m.median, m.unit), ""},
-          {"expected", Figure(expected, m.unit), basis},
+  return {{"measured", BenchFigure(m.median, m.unit), ""},
+          {"expected", BenchFigure(expected, m.unit), basis},
           {"ratio", FormatNumber(ratio, 2), threshold},
           {"method", m.method, ""}};
 }
@@ -161,8 +144,8 @@ bool JudgeMinimum(Ctx& c, std::string_view finding_id, const BenchMeasurement& m
   bool low = m.median < min;
   c.out.findings.push_back(MakeFinding(
       finding_id, subject, low ? Severity::kFail : Severity::kOk,
-      fmt::format("{} {} {} the policy minimum {}", BenchLabel(m.id), Figure(m.median, m.unit),
-                  low ? "is below" : "meets", Figure(min, m.unit)),
+      fmt::format("{} {} {} the policy minimum {}", BenchLabel(m.id), BenchFigure(m.median, m.unit),
+                  low ? "is below" : "meets", BenchFigure(min, m.unit)),
       ev));
   return true;
 }
@@ -192,7 +175,7 @@ std::string CopyCause(const BenchGpu& g, const BenchMeasurement& m) {
 // A figure with a built-in expectation: fail below min_fraction_of_expected.
 void JudgeAgainstExpected(Ctx& c, std::string_view finding_id, const BenchGpu& g,
                           const BenchMeasurement& m, const std::string& cause_if_low) {
-  std::string subject = Subject(&g, g.index);
+  std::string subject = BenchSubject(&g, g.index);
   if (!m.measured()) return NotMeasured(c, finding_id, m, subject);
   if (JudgeMinimum(c, finding_id, m, subject)) return;
   Expected e = ExpectedFor(g, m.id);
@@ -200,16 +183,17 @@ void JudgeAgainstExpected(Ctx& c, std::string_view finding_id, const BenchGpu& g
     c.out.findings.push_back(
         NotChecked(finding_id, subject,
                    fmt::format("{} {}: no expectation known for {} (set [bench.minimums] {})",
-                               BenchLabel(m.id), Figure(m.median, m.unit),
+                               BenchLabel(m.id), BenchFigure(m.median, m.unit),
                                g.name.empty() ? "this GPU" : g.name, m.id),
-                   {{"measured", Figure(m.median, m.unit), ""}}));
+                   {{"measured", BenchFigure(m.median, m.unit), ""}}));
     return;
   }
   double floor = c.policy.bench.min_fraction_of_expected;
   auto ev = Record(c, m, e.value, e.basis, fmt::format(">= {:.2f}", floor));
   double ratio = m.median / e.value;
-  std::string summary = fmt::format("{} {} = {} of the {} expected", BenchLabel(m.id),
-                                    Figure(m.median, m.unit), Pct(ratio), Figure(e.value, m.unit));
+  std::string summary =
+      fmt::format("{} {} = {} of the {} expected", BenchLabel(m.id), BenchFigure(m.median, m.unit),
+                  BenchPct(ratio), BenchFigure(e.value, m.unit));
   bool low = ratio < floor;
   if (low && !cause_if_low.empty()) summary += ": " + cause_if_low;
   c.out.findings.push_back(
@@ -219,14 +203,14 @@ void JudgeAgainstExpected(Ctx& c, std::string_view finding_id, const BenchGpu& g
 // A figure with no built-in expectation: judged only against a policy minimum.
 void JudgeMinimumOnly(Ctx& c, std::string_view finding_id, const BenchGpu& g,
                       const BenchMeasurement& m, const std::string& why_no_expectation) {
-  std::string subject = Subject(&g, g.index);
+  std::string subject = BenchSubject(&g, g.index);
   if (!m.measured()) return NotMeasured(c, finding_id, m, subject);
   if (JudgeMinimum(c, finding_id, m, subject)) return;
-  c.out.findings.push_back(
-      MakeFinding(finding_id, subject, Severity::kOk,
-                  fmt::format("{} {} (reported, not judged: {}; set [bench.minimums] {})",
-                              BenchLabel(m.id), Figure(m.median, m.unit), why_no_expectation, m.id),
-                  {{"measured", Figure(m.median, m.unit), ""}}));
+  c.out.findings.push_back(MakeFinding(
+      finding_id, subject, Severity::kOk,
+      fmt::format("{} {} (reported, not judged: {}; set [bench.minimums] {})", BenchLabel(m.id),
+                  BenchFigure(m.median, m.unit), why_no_expectation, m.id),
+      {{"measured", BenchFigure(m.median, m.unit), ""}}));
 }
 
 void CheckDriverState(Ctx& c) {
@@ -288,7 +272,7 @@ void CheckGpuFailure(Ctx& c, const BenchGpu& g) {
     ev.push_back({"not_run", std::to_string(abandoned.size()), Join(abandoned, ", ")});
   }
   Finding f = MakeFinding(
-      "bench.gpu_error", Subject(&g, g.index), Severity::kFail,
+      "bench.gpu_error", BenchSubject(&g, g.index), Severity::kFail,
       fmt::format("GPU {} stopped working {}{}", g.index, g.failed,
                   abandoned.empty()
                       ? ""
@@ -300,7 +284,7 @@ void CheckGpuFailure(Ctx& c, const BenchGpu& g) {
 }
 
 void CheckPcieUnderLoad(Ctx& c, const BenchGpu& g) {
-  std::string subject = Subject(&g, g.index);
+  std::string subject = BenchSubject(&g, g.index);
   const auto& loaded = g.pcie_gen_loaded;
   if (loaded.error()) {
     Finding f = MakeFinding("bench.pcie_under_load", subject, Severity::kUnknown,
@@ -355,7 +339,7 @@ void CheckCopies(Ctx& c, const BenchGpu& g) {
 
 // Pageable vs pinned, and remote vs local NUMA node, both as ratios to the pinned local copy.
 void CheckRatios(Ctx& c, const BenchGpu& g) {
-  std::string subject = Subject(&g, g.index);
+  std::string subject = BenchSubject(&g, g.index);
   const BenchThresholds& t = c.policy.bench;
   for (const char* dir : {"h2d", "d2h"}) {
     const BenchMeasurement* pinned = FindMeasurement(c.run, std::string(dir) + "_pinned", g.index);
@@ -371,8 +355,8 @@ void CheckRatios(Ctx& c, const BenchGpu& g) {
         bool low = ratio < t.pageable_min_ratio;
         c.out.findings.push_back(MakeFinding(
             "bench.pageable_copies", subject, low ? Severity::kWarn : Severity::kOk,
-            fmt::format("{} reaches {} of pinned ({} vs {}){}", BenchLabel(m->id), Pct(ratio),
-                        Figure(m->median, m->unit), Figure(pinned->median, pinned->unit),
+            fmt::format("{} reaches {} of pinned ({} vs {}){}", BenchLabel(m->id), BenchPct(ratio),
+                        BenchFigure(m->median, m->unit), BenchFigure(pinned->median, pinned->unit),
                         low ? ": pin the loader's buffers" : ""),
             ev));
       }
@@ -391,9 +375,9 @@ void CheckRatios(Ctx& c, const BenchGpu& g) {
         c.out.findings.push_back(MakeFinding(
             "bench.numa_penalty", subject, high ? Severity::kWarn : Severity::kOk,
             fmt::format("{} from NUMA node {} is {} {} than from {} ({} vs {}){}",
-                        BenchLabel(pinned->id), m->numa_node, Pct(std::fabs(penalty)),
-                        penalty >= 0 ? "slower" : "faster", local, Figure(m->median, m->unit),
-                        Figure(pinned->median, pinned->unit),
+                        BenchLabel(pinned->id), m->numa_node, BenchPct(std::fabs(penalty)),
+                        penalty >= 0 ? "slower" : "faster", local, BenchFigure(m->median, m->unit),
+                        BenchFigure(pinned->median, pinned->unit),
                         high ? ": bind copy threads to the GPU's node" : ""),
             ev));
       }
@@ -424,7 +408,7 @@ void CheckMemoryAndCompute(Ctx& c, const BenchGpu& g) {
 }
 
 void CheckLaunch(Ctx& c, const BenchGpu& g) {
-  std::string subject = Subject(&g, g.index);
+  std::string subject = BenchSubject(&g, g.index);
   const BenchMeasurement* lat = FindMeasurement(c.run, "launch_latency", g.index);
   const BenchMeasurement* rate = FindMeasurement(c.run, "launch_rate", g.index);
   // launch_rate is evidence only, but its failure is still a failure.
@@ -437,7 +421,7 @@ void CheckLaunch(Ctx& c, const BenchGpu& g) {
   double max = c.policy.bench.launch_latency_max_us;
   auto ev = Record(c, *lat, max, "policy launch_latency_max_us", "<= 1.00");
   if (rate && rate->measured()) {
-    ev.push_back({"launch_rate", Figure(rate->median, rate->unit), ""});
+    ev.push_back({"launch_rate", BenchFigure(rate->median, rate->unit), ""});
   }
   bool slow = lat->median > max;
   c.out.findings.push_back(MakeFinding(
@@ -456,8 +440,8 @@ void CheckP2p(Ctx& c) {
     if (m.id == "p2p_bandwidth") pairs.push_back(&m);
   }
   for (const BenchMeasurement* m : pairs) {
-    const BenchGpu* a = FindGpu(c.run, m->gpu);
-    const BenchGpu* b = FindGpu(c.run, m->peer);
+    const BenchGpu* a = FindBenchGpu(c.run, m->gpu);
+    const BenchGpu* b = FindBenchGpu(c.run, m->peer);
     std::string subject = fmt::format("gpu{} -> gpu{}", m->gpu, m->peer);
     if (m->outcome == BenchOutcome::kUnavailable) {
       c.out.findings.push_back(MakeFinding(
@@ -496,15 +480,15 @@ void CheckP2p(Ctx& c) {
       c.out.findings.push_back(
           MakeFinding("bench.p2p_bandwidth", subject, Severity::kOk,
                       fmt::format("P2P {} (reported, not judged: no expectation known)",
-                                  Figure(m->median, m->unit)),
-                      {{"measured", Figure(m->median, m->unit), ""}}));
+                                  BenchFigure(m->median, m->unit)),
+                      {{"measured", BenchFigure(m->median, m->unit), ""}}));
       continue;
     }
     double floor = c.policy.bench.min_fraction_of_expected;
     auto ev = Record(c, *m, expected, basis, fmt::format(">= {:.2f}", floor));
     if (const BenchMeasurement* lat = FindMeasurement(c.run, "p2p_latency", m->gpu, m->peer)) {
       if (lat->measured()) {
-        ev.push_back({"latency", Figure(lat->median, lat->unit), ""});
+        ev.push_back({"latency", BenchFigure(lat->median, lat->unit), ""});
       } else if (lat->outcome == BenchOutcome::kFailed) {
         NotMeasured(c, "bench.p2p_bandwidth", *lat, subject);
       }
@@ -513,8 +497,8 @@ void CheckP2p(Ctx& c) {
     bool low = ratio < floor;
     c.out.findings.push_back(
         MakeFinding("bench.p2p_bandwidth", subject, low ? Severity::kFail : Severity::kOk,
-                    fmt::format("P2P {} = {} of the {} expected{}", Figure(m->median, m->unit),
-                                Pct(ratio), Figure(expected, m->unit),
+                    fmt::format("P2P {} = {} of the {} expected{}", BenchFigure(m->median, m->unit),
+                                BenchPct(ratio), BenchFigure(expected, m->unit),
                                 low ? ": check NVLink, ACS and IOMMU on this pair" : ""),
                     ev));
   }
@@ -532,152 +516,8 @@ void CheckNccl(Ctx& c) {
       fmt::format("all-reduce bus bandwidth {} (not judged: it depends on the NVLink/NVSwitch "
                   "topology, which bench does not read; set [bench.minimums] "
                   "nccl_allreduce_busbw; AzNHC uses 460-480 GB/s on 8 × H100/H200)",
-                  Figure(m->median, m->unit)),
-      {{"measured", Figure(m->median, m->unit), ""}, {"method", m->method, ""}}));
-}
-
-bool LowerIsBetter(const std::string& id) { return id == "launch_latency" || id == "p2p_latency"; }
-
-// "0000:1B:00.0", "1b:00.0" -> "0000:1b:00.0": bus ids compared across runs and drivers.
-std::string NormalBusId(std::string id) {
-  id = ToLower(id);
-  if (std::count(id.begin(), id.end(), ':') == 1) id = "0000:" + id;
-  return id;
-}
-
-// Matches figures of the baseline to this run: by the PCI bus id of each ordinal when both runs
-// recorded it (ordinals change when GPUs are added, removed or reordered), else by ordinal.
-class GpuMatcher {
- public:
-  GpuMatcher(const BenchRun& run, const BenchBaseline& base) {
-    for (const BenchGpu& g : run.gpus) {
-      if (!g.pci_bus_id.empty()) now_[g.index] = NormalBusId(g.pci_bus_id);
-    }
-    for (const auto& [index, bus] : base.bus_ids) then_[index] = NormalBusId(bus);
-  }
-  // The current ordinal of the baseline's `ordinal` (-1 stays -1: all-GPU figures); -2 when the
-  // baseline's GPU is not in this run.
-  int Current(int ordinal) const {
-    if (ordinal < 0) return ordinal;
-    auto then = then_.find(ordinal);
-    if (then == then_.end() || now_.empty()) return ordinal;
-    for (const auto& [index, bus] : now_) {
-      if (bus == then->second) return index;
-    }
-    return -2;
-  }
-  bool by_bus_id() const { return !then_.empty() && !now_.empty(); }
-
- private:
-  std::map<int, std::string> now_, then_;
-};
-
-std::string RegressionSubject(const Ctx& c, int gpu, int peer) {
-  if (peer >= 0) return fmt::format("gpu{} -> gpu{}", gpu, peer);
-  if (gpu >= 0) return Subject(FindGpu(c.run, gpu), gpu);
-  return "all GPUs";
-}
-
-void CheckRegression(Ctx& c, const BenchBaseline& baseline) {
-  const double max_drop = c.policy.bench.regression_max_drop;
-  const GpuMatcher match(c.run, baseline);
-  std::vector<Evidence> improved;
-  // Figures the baseline measured that this run did not, grouped by subject.
-  std::map<std::string, std::vector<std::string>> lost;
-  int compared = 0;
-  for (const BenchMeasurement& b : baseline.measurements) {
-    if (!b.measured() || b.median <= 0) continue;
-    const int gpu = match.Current(b.gpu), peer = match.Current(b.peer);
-    const BenchMeasurement* m = nullptr;
-    if (gpu != -2 && peer != -2) {
-      for (const BenchMeasurement& x : c.run.measurements) {
-        if (x.id == b.id && x.gpu == gpu && x.peer == peer) m = &x;
-      }
-    }
-    if (m == nullptr || !m->measured() || m->median <= 0) {
-      const std::string subject =
-          gpu == -2 || peer == -2 ? fmt::format("baseline gpu{}{}", b.gpu,
-                                                b.peer >= 0 ? fmt::format(" -> gpu{}", b.peer) : "")
-                                  : RegressionSubject(c, gpu, peer);
-      std::string why = m == nullptr
-                            ? (gpu == -2 || peer == -2 ? "GPU not in this run" : "not in this run")
-                            : m->skipped;
-      lost[subject].push_back(fmt::format("{} ({}): {}", b.id, Figure(b.median, b.unit), why));
-      continue;
-    }
-    ++compared;
-    std::string subject = RegressionSubject(c, gpu, peer);
-    std::vector<Evidence> ev = {{"measured", Figure(m->median, m->unit), ""},
-                                {"baseline", Figure(b.median, b.unit), ""}};
-    if (gpu != b.gpu) ev.push_back({"baseline_gpu", fmt::format("gpu{}", b.gpu), "same bus id"});
-    if (LowerIsBetter(m->id)) {
-      // Latencies: "11.2× slower" — a percentage of the new value would understate it.
-      const double factor = m->median / b.median;
-      if (factor - 1 > max_drop) {
-        ev.push_back(
-            {"factor", fmt::format("{:.1f}×", factor), fmt::format("<= {:.2f}×", 1 + max_drop)});
-        c.out.findings.push_back(MakeFinding(
-            "bench.regression", subject, Severity::kWarn,
-            fmt::format("{} {} is {:.1f}× slower than the baseline's {}", BenchLabel(m->id),
-                        Figure(m->median, m->unit), factor, Figure(b.median, b.unit)),
-            ev));
-      } else if (1 / factor - 1 > max_drop) {
-        improved.push_back({m->id + (m->gpu >= 0 ? fmt::format("@gpu{}", m->gpu) : ""),
-                            fmt::format("{:.1f}× faster", 1 / factor), ""});
-      }
-      continue;
-    }
-    const double change = m->median / b.median - 1;  // share of the baseline
-    if (change < -max_drop) {
-      ev.push_back({"change", Pct(change), fmt::format(">= -{} of the baseline", Pct(max_drop))});
-      c.out.findings.push_back(MakeFinding(
-          "bench.regression", subject, Severity::kWarn,
-          fmt::format("{} {} is {} below the baseline's {}", BenchLabel(m->id),
-                      Figure(m->median, m->unit), Pct(-change), Figure(b.median, b.unit)),
-          ev));
-    } else if (change > max_drop) {
-      improved.push_back({m->id + (m->gpu >= 0 ? fmt::format("@gpu{}", m->gpu) : ""),
-                          fmt::format("+{}", Pct(change)), ""});
-    }
-  }
-  for (const auto& [subject, figures] : lost) {
-    std::vector<Evidence> ev;
-    for (const std::string& f : figures) ev.push_back({"missing", f, ""});
-    Finding f =
-        MakeFinding("bench.regression", subject, Severity::kWarn,
-                    fmt::format("{} figure(s) the baseline measured were not measured now: {}",
-                                figures.size(), figures.front()),
-                    ev);
-    f.meaning =
-        "Figures the baseline measured are missing from this run: a GPU gone from the node, or a "
-        "benchmark that failed or could not run. A lost GPU must not read as no regression.";
-    f.decision =
-        "If a GPU is gone, run `gpuvet check` (GPU count, Xid 79 \"fallen off the bus\", PCIe) "
-        "and drain the node; otherwise see the finding of the figure that failed.";
-    c.out.findings.push_back(std::move(f));
-  }
-  if (!baseline.mode.empty() && !c.run.mode.empty() && baseline.mode != c.run.mode) {
-    const bool flag = baseline.mode == "quick" || baseline.mode == "full";
-    Finding f = MakeFinding(
-        "bench.regression", "baseline", Severity::kWarn,
-        fmt::format("the baseline ran in {} mode, this run in {} mode: buffer sizes and sample "
-                    "counts differ, so the comparison is approximate{}",
-                    baseline.mode, c.run.mode,
-                    flag ? fmt::format(" (rerun with --{})", baseline.mode) : ""),
-        {{"baseline_mode", baseline.mode, ""}, {"mode", c.run.mode, ""}});
-    f.meaning =
-        "The two runs used different sizes and sample counts; figures may differ for that "
-        "reason alone.";
-    f.decision = "Compare runs of the same mode.";
-    c.out.findings.push_back(std::move(f));
-  }
-  improved.insert(improved.begin(), {"compared", std::to_string(compared), ""});
-  improved.insert(improved.begin() + 1,
-                  {"matched_by", match.by_bus_id() ? "PCI bus id" : "CUDA ordinal", ""});
-  c.out.findings.push_back(MakeFinding(
-      "bench.regression", "baseline", Severity::kOk,
-      fmt::format("{} figures compared with the baseline (drop limit {})", compared, Pct(max_drop)),
-      improved));
+                  BenchFigure(m->median, m->unit)),
+      {{"measured", BenchFigure(m->median, m->unit), ""}, {"method", m->method, ""}}));
 }
 
 }  // namespace
@@ -722,7 +562,11 @@ BenchJudgement JudgeBench(const BenchRun& run, const Policy& policy,
     for (const BenchGpu& g : run.gpus) CheckLaunch(c, g);
     CheckP2p(c);
     CheckNccl(c);
-    if (baseline) CheckRegression(c, *baseline);
+    if (baseline) {
+      std::vector<Finding> regression =
+          JudgeBenchRegression(run, *baseline, policy.bench.regression_max_drop);
+      j.findings.insert(j.findings.end(), regression.begin(), regression.end());
+    }
   }
   std::vector<Finding> kept;
   for (Finding& f : j.findings) {
