@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Device check: on a machine with an NVIDIA GPU, builds gpuvet (Release, no tests) and runs
-#   gpuvet check --format json / text, and gpuvet bench --quick --format json / text
-# within a total budget (default 300 s), leaving every output, its stderr and exit code, and a
-# summary of the key figures in one folder. On a machine without a driver it still runs
-# `gpuvet check` (which says why) and then exits 1 with "no NVIDIA driver". See docs/bench.md.
+# Device check: on a machine with an NVIDIA GPU, checks the build dependencies, builds gpuvet
+# (Release, no tests) and runs gpuvet check and gpuvet bench --quick (JSON and text) within a total
+# budget (default 300 s); with python3 + torch it also records PyTorch reference figures. Leaves
+# two files in --out: summary.txt and device-check.tar.gz (every output, stderr and exit code).
+# Exit: 0 bench ran and nothing failed, 1 bench failed, timed out or could not run, 2 usage,
+# 3 missing build dependencies or build failure. See docs/bench.md.
 #
 # Usage: scripts/device-check.sh [--out DIR] [--build-dir DIR] [--timeout SECONDS] [--no-build]
-#                                [--gpuvet PATH] [-h|--help]
+#                                [--gpuvet PATH] [--bench-args "ARGS"] [--no-reference] [-h|--help]
 set -u -o pipefail
 
 usage() {
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +20,9 @@ build_dir="$repo/build-device-check"
 budget=300
 build=1
 gpuvet=""
+bench_args=""
+reference=1
+margin=20 # seconds kept for gpuvet's own hang report, the summary and the archive
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,6 +34,8 @@ while [ $# -gt 0 ]; do
       shift 2 ;;
     --no-build) build=0; shift ;;
     --gpuvet) gpuvet=${2:?--gpuvet needs a path}; build=0; shift 2 ;;
+    --bench-args) bench_args=${2?--bench-args needs a value}; shift 2 ;;
+    --no-reference) reference=0; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "device-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -37,8 +43,13 @@ done
 
 mkdir -p "$out" || { echo "device-check: cannot create $out" >&2; exit 2; }
 out=$(cd "$out" && pwd)
+# Everything is written to a staging folder and packed at the end: the device tool brings back
+# only a few files from $OUT.
+stage=$(mktemp -d "${TMPDIR:-/tmp}/device-check.XXXXXX") || exit 2
+files="$stage/device-check"
+mkdir -p "$files"
 start=$(date +%s)
-log="$out/device-check.log"
+log="$files/device-check.log"
 : >"$log"
 
 say() { echo "device-check: $*" | tee -a "$log" >&2; }
@@ -50,83 +61,255 @@ run() {
   shift 2
   if [ "$limit" -le 0 ]; then
     say "$name: skipped, the ${budget}s budget is spent"
-    echo 124 >"$out/$name.rc"
+    echo 124 >"$files/$name.rc"
     return 124
   fi
   local t0 rc
   t0=$(date +%s)
-  timeout --kill-after=5 "$limit" "$@" >"$out/$name" 2>"$out/$name.err"
+  timeout --kill-after=5 "$limit" "$@" >"$files/$name" 2>"$files/$name.err"
   rc=$?
-  echo "$rc" >"$out/$name.rc"
+  echo "$rc" >"$files/$name.rc"
   say "$name: exit $rc in $(($(date +%s) - t0))s"
   return "$rc"
+}
+
+# finish CODE: writes summary.txt, packs the staging folder into device-check.tar.gz, exits.
+finish() {
+  local code=$1
+  summarize >"$out/summary.txt" 2>&1
+  cp "$out/summary.txt" "$files/summary.txt"
+  tar -czf "$out/device-check.tar.gz" -C "$stage" device-check ||
+    say "cannot write $out/device-check.tar.gz"
+  rm -rf "$stage"
+  cat "$out/summary.txt" >&2
+  echo "device-check: exit $code; outputs in $out (summary.txt, device-check.tar.gz)" >&2
+  exit "$code"
+}
+
+# The packages a Release build of the binary needs: scripts/dev.sh's list without the test-only
+# ones (gtest, benchmark, prometheus).
+build_packages() {
+  sed -n '/^PACKAGES=(/,/^)/p' "$repo/scripts/dev.sh" | sed '1d;$d' | tr ' ' '\n' |
+    grep -v -E '^$|^(libgtest-dev|libgmock-dev|libbenchmark-dev|prometheus|prometheus-node-exporter)$' |
+    sort -u
+}
+
+check_build_deps() {
+  local missing=() p
+  if command -v dpkg-query >/dev/null 2>&1; then
+    for p in $(build_packages); do
+      dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+  else
+    for p in cmake c++ pkg-config; do
+      command -v "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+  fi
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "missing build dependencies: ${missing[*]}"
+    say "install them with: apt-get install -y --no-install-recommends ${missing[*]}"
+    echo "apt-get install -y --no-install-recommends ${missing[*]}" >"$files/missing-packages.txt"
+    return 1
+  fi
+  return 0
+}
+
+# libcublasLt for the tensor figures: the default sonames first (what bench itself tries), then
+# the usual places a toolkit-less machine has it: PyTorch's bundled nvidia/cublas/lib, toolkit
+# lib64 folders. Sets GPUVET_CUBLASLT_LIB when found outside the loader's path.
+find_cublaslt() {
+  [ -n "${GPUVET_CUBLASLT_LIB:-}" ] && { say "cuBLASLt: GPUVET_CUBLASLT_LIB=$GPUVET_CUBLASLT_LIB (given)"; return; }
+  if ldconfig -p 2>/dev/null | grep -q -E 'libcublasLt\.so\.(13|12|11) '; then
+    say "cuBLASLt: found by the loader"
+    return
+  fi
+  local candidates=() dir
+  if command -v python3 >/dev/null 2>&1; then
+    dir=$(python3 -c 'import nvidia.cublas, os; print(os.path.dirname(nvidia.cublas.__file__))' 2>/dev/null ||
+      python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cublas"))' 2>/dev/null)
+    [ -n "$dir" ] && candidates+=("$dir"/lib/libcublasLt.so.*)
+  fi
+  candidates+=(/usr/local/cuda/lib64/libcublasLt.so.* /usr/local/cuda-*/lib64/libcublasLt.so.*
+    /usr/local/cuda-*/targets/*/lib/libcublasLt.so.* /usr/lib/x86_64-linux-gnu/libcublasLt.so.*
+    /usr/local/lib/python3*/dist-packages/nvidia/cublas/lib/libcublasLt.so.*
+    /usr/lib/python3/dist-packages/nvidia/cublas/lib/libcublasLt.so.*)
+  local c
+  for c in "${candidates[@]}"; do
+    if [ -f "$c" ]; then
+      export GPUVET_CUBLASLT_LIB="$c"
+      say "cuBLASLt: $c (GPUVET_CUBLASLT_LIB)"
+      return
+    fi
+  done
+  say "cuBLASLt: not found (tensor figures will say so)"
+}
+
+# PyTorch reference figures next to gpuvet's, for the issue's ">= 90 % of PyTorch" targets.
+torch_reference() {
+  if [ "$reference" = 0 ]; then
+    echo "torch reference: skipped (--no-reference)" >"$files/reference.txt"
+    return
+  fi
+  if ! command -v python3 >/dev/null 2>&1; then
+    echo "torch reference: skipped (no python3)" >"$files/reference.txt"
+    return
+  fi
+  local limit
+  limit=$(($(left) - margin))
+  [ "$limit" -gt 120 ] && limit=120
+  if [ "$limit" -le 10 ]; then
+    echo "torch reference: skipped (budget spent)" >"$files/reference.txt"
+    return
+  fi
+  timeout --kill-after=5 "$limit" python3 - >"$files/reference.txt" 2>"$files/reference.err" <<'PY'
+import sys
+try:
+    import torch
+except Exception as e:  # noqa: BLE001 - any import failure means "no torch here"
+    print(f"torch reference: skipped (torch not importable: {e})")
+    sys.exit(0)
+if not torch.cuda.is_available():
+    print(f"torch reference: skipped (torch {torch.__version__}: no CUDA device)")
+    sys.exit(0)
+
+def timed(fn, reps):
+    fn()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop) / 1e3 / reps
+
+n = 256 << 20
+host = torch.empty(n, dtype=torch.uint8).pin_memory()
+dev = torch.empty(n, dtype=torch.uint8, device="cuda")
+h2d = n / timed(lambda: dev.copy_(host, non_blocking=True), 10) / 1e9
+d2h = n / timed(lambda: host.copy_(dev, non_blocking=True), 10) / 1e9
+dst = torch.empty_like(dev)
+d2d = 2 * n / timed(lambda: dst.copy_(dev), 20) / 1e12
+m = 8192
+a = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
+b = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
+mm = 2 * m ** 3 / timed(lambda: a @ b, 20) / 1e12
+print(f"torch reference ({torch.__version__}, CUDA {torch.version.cuda}, "
+      f"{torch.cuda.get_device_name(0)}):")
+print(f"  torch_h2d_pinned      {h2d:10.1f} GB/s   (256 MiB, copy_ non_blocking, 10 reps)")
+print(f"  torch_d2h_pinned      {d2h:10.1f} GB/s")
+print(f"  torch_d2d_copy        {d2d:10.3f} TB/s   (read + write counted)")
+print(f"  torch_bf16_matmul     {mm:10.1f} TFLOP/s (8192^3)")
+PY
+  local rc=$?
+  [ $rc -eq 0 ] || echo "torch reference: failed (exit $rc, see reference.err in the archive)" >>"$files/reference.txt"
+}
+
+summarize() {
+  echo "# device-check summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - start)) s of ${budget} s)"
+  cat "$files/environment.txt" 2>/dev/null
+  echo
+  local f
+  if [ -s "$files/missing-packages.txt" ]; then
+    echo "## missing build dependencies"
+    cat "$files/missing-packages.txt"
+    echo
+  fi
+  for f in build-configure.txt build.txt; do
+    if [ -e "$files/$f.rc" ] && [ "$(cat "$files/$f.rc")" != 0 ]; then
+      echo "## $f failed"
+      tail -n 30 "$files/$f.err"
+      echo
+    fi
+  done
+  for f in bench.txt check.txt; do
+    [ -e "$files/$f" ] || continue
+    echo "## gpuvet ${f%.txt} (exit $(cat "$files/$f.rc" 2>/dev/null || echo '?'))"
+    if [ "$f" = check.txt ]; then
+      grep -E '^(verdict|  (FAIL|WARN|UNKNOWN) )' "$files/$f"
+    elif [ ! -e "$files/$f.rc" ]; then
+      cat "$files/$f"
+      grep -E '^ *"(state|detail|summary|severity)": ' "$files/bench.json" 2>/dev/null
+    else
+      cat "$files/$f"
+    fi
+    [ -s "$files/$f.err" ] && { echo "stderr:"; tail -n 20 "$files/$f.err"; }
+    echo
+  done
+  [ -e "$files/reference.txt" ] && { echo "## reference"; cat "$files/reference.txt"; }
+  echo
+  echo "## log"
+  cat "$log"
 }
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -n) $(uname -r)"
   echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "GPUVET_CUDA_LIB: ${GPUVET_CUDA_LIB:-(unset: libcuda.so.1 through the loader)}"
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id \
     --format=csv,noheader 2>&1
-} >"$out/environment.txt"
+} >"$files/environment.txt"
 
 if [ "$build" = 1 ]; then
+  check_build_deps || finish 3
+  generator=()
+  command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
   # A Release build of the binary only: tests and benches are not needed on the device.
-  run build-configure.txt "$(left)" cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
-    -DGPUVET_BUILD_TESTS=OFF || { say "configure failed (see build-configure.txt.err)"; exit 3; }
+  run build-configure.txt "$(left)" cmake -S "$repo" -B "$build_dir" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DGPUVET_BUILD_TESTS=OFF ||
+    { say "configure failed (see build-configure.txt.err)"; finish 3; }
   jobs=$(nproc 2>/dev/null || echo 4)
   run build.txt "$(left)" cmake --build "$build_dir" --target gpuvet -j "$jobs" ||
-    { say "build failed (see build.txt.err)"; exit 3; }
+    { say "build failed (see build.txt.err)"; finish 3; }
   gpuvet="$build_dir/gpuvet"
 fi
 [ -n "$gpuvet" ] || gpuvet="$build_dir/gpuvet"
-[ -x "$gpuvet" ] || { say "no gpuvet binary at $gpuvet"; exit 3; }
+[ -x "$gpuvet" ] || { say "no gpuvet binary at $gpuvet"; finish 3; }
+
+find_cublaslt
+
+# bench always runs, even without a visible driver: it says itself why it cannot (the dlopen
+# error of the library it tried, GPUVET_CUDA_LIB honoured). Its own watchdog gets the time left
+# minus a margin, so a hang is reported by gpuvet (with what was measured) before `timeout` kills.
+bench_timeout=$(($(left) - margin))
+[ "$bench_timeout" -lt 1 ] && bench_timeout=1
+# shellcheck disable=SC2086 # --bench-args is split into words on purpose
+run bench.json "$(left)" "$gpuvet" bench --quick --format json --timeout-s "$bench_timeout" $bench_args
+bench_rc=$?
+state=$(grep -o '"state": "[a-z_]*"' "$files/bench.json" 2>/dev/null | head -n 1 |
+  sed 's/.*: "\(.*\)"/\1/')
+# The text report comes from a second run, only when the first one ran normally and time is left
+# (a second hang would only spend the rest of the budget); the JSON is the record.
+bench_timeout=$(($(left) - margin))
+if [ "$state" = ok ] && { [ "$bench_timeout" -ge 30 ] || [ -n "$bench_args" ]; }; then
+  [ "$bench_timeout" -lt 1 ] && bench_timeout=1
+  # shellcheck disable=SC2086
+  run bench.txt "$(left)" "$gpuvet" bench --quick --format text --color never \
+    --timeout-s "$bench_timeout" $bench_args
+else
+  echo "(text report not rendered: run state '${state:-unreadable}'; see bench.json)" >"$files/bench.txt"
+fi
 
 # check never needs the driver to say something useful; a fail (exit 1) is a result, not an error.
 run check.json "$(left)" "$gpuvet" check --format json
 run check.txt "$(left)" "$gpuvet" check --format text --color never
 
-driver=1
-if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && [ ! -e /proc/driver/nvidia/version ]; then
-  driver=0
-fi
-if [ "$driver" = 1 ]; then
-  run bench.json "$(left)" "$gpuvet" bench --quick --format json
-  run bench.txt "$(left)" "$gpuvet" bench --quick --format text --color never
-fi
+torch_reference
 
-# Key figures: per GPU the median of each measurement, the bench and check verdicts.
-summarize() {
-  echo "# device-check summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - start)) s)"
-  for f in check.json bench.json; do
-    [ -s "$out/$f" ] || continue
-    python3 - "$out/$f" <<'PY' 2>/dev/null || echo "$f: unreadable"
-import json, sys
-path = sys.argv[1]
-doc = json.load(open(path))
-name = path.rsplit("/", 1)[-1]
-v = doc.get("verdict", {})
-print(f"{name}: verdict {v.get('severity')} counts {v.get('counts')}")
-for g in doc.get("gpus", []):
-    print(f"  gpu{g.get('index')}: {g.get('name')} {g.get('pci_bus_id')} pcie {g.get('pcie')}")
-for m in doc.get("measurements", []):
-    where = f"gpu{m['gpu']}" + (f"->gpu{m['peer']}" if m.get("peer", -1) >= 0 else "")
-    if m.get("skipped"):
-        print(f"  {where:12} {m['id']:22} skipped: {m['skipped']}")
-    else:
-        print(f"  {where:12} {m['id']:22} {m['median']:>12} {m['unit']}  [{m['min']} .. {m['max']}]")
-for f in doc.get("findings", []):
-    if f.get("severity") != "ok":
-        print(f"  {f['severity']:7} {f['id']}  {f['subject']}: {f['summary']}")
-PY
-  done
-}
-summarize >"$out/summary.txt"
-cat "$out/summary.txt" >&2
-
-if [ "$driver" = 0 ]; then
-  say "no NVIDIA driver (libcuda.so.1 not found): gpuvet bench skipped; check outputs are in $out"
-  exit 1
+case "$bench_rc" in
+  0) ;;
+  1) if [ "$state" = timed_out ]; then
+       say "bench: timed out: a driver call did not return (gpuvet's watchdog; see bench.json detail)"
+     else
+       say "bench: a figure failed (exit 1)"
+     fi ;;
+  124 | 137) say "bench: killed by the outer timeout (exit $bench_rc): gpuvet's watchdog did not report" ;;
+  *) say "bench: exit $bench_rc" ;;
+esac
+if [ "$bench_rc" -ne 0 ]; then finish 1; fi
+if [ "$state" != ok ]; then
+  say "bench did not run normally: run state '${state:-unreadable}' (see bench.json)"
+  finish 1
 fi
-say "outputs in $out"
-exit 0
+finish 0

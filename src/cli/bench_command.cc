@@ -83,7 +83,7 @@ int RunBench(const BenchFlags& flags) {
     if (!loaded.ok()) return UsageError("bench", loaded.status().message());
     policy = std::move(loaded).value();
   }
-  std::vector<BenchMeasurement> baseline;
+  BenchBaseline baseline;
   if (!flags.baseline.empty()) {
     auto text = ReadFile(flags.baseline, 64 << 20);
     if (!text.ok()) return UsageError("bench", "cannot read baseline: " + text.status().message());
@@ -106,17 +106,12 @@ int RunBench(const BenchFlags& flags) {
   options.paths = HostPaths(flags.root);
   const bool progress = ::isatty(STDERR_FILENO) == 1;
   // The driver calls are not individually time-bounded, so the whole run is: the engine runs on
-  // its own thread and the step it is in is remembered; if the driver stops answering, the report
-  // says where, and the process exits without waiting for the stuck thread.
-  auto current_step = std::make_shared<std::pair<std::mutex, std::string>>();
-  current_step->second = "loading the CUDA driver";
-  options.progress = [current_step, progress](std::string_view step, double fraction) {
-    {
-      std::lock_guard<std::mutex> lock(current_step->first);
-      current_step->second = std::string(step);
-    }
-    if (progress) DrawProgress(step, fraction);
-  };
+  // its own thread and keeps `live` current (the run so far, the step, the call in flight); if
+  // the driver stops answering, the report keeps what was measured and says where it hung, and
+  // the process exits without waiting for the stuck thread.
+  auto live = std::make_shared<BenchLive>();
+  options.live = live;
+  if (progress) options.progress = DrawProgress;
   int timeout_s = flags.timeout_s;
   if (timeout_s <= 0) timeout_s = flags.full ? 1800 : 300;
 
@@ -134,21 +129,16 @@ int RunBench(const BenchFlags& flags) {
   }).detach();
   bool hung = done.wait_for(std::chrono::seconds(timeout_s)) != std::future_status::ready;
   if (hung) {
-    std::string step;
-    {
-      std::lock_guard<std::mutex> lock(current_step->first);
-      step = current_step->second;
-    }
-    report.run.state = BenchState::kFailed;
-    report.run.detail = fmt::format(
-        "the CUDA driver did not answer for {} s during '{}': a wedged GPU or driver (the run "
-        "was abandoned; see `gpuvet check` and the kernel log)",
-        timeout_s, step);
-    report.run.mode = tiny ? "tiny" : (flags.full ? "full" : "quick");
+    report.run = TimedOutRun(*live, timeout_s);
+    if (report.run.mode.empty()) report.run.mode = tiny ? "tiny" : (flags.full ? "full" : "quick");
   } else {
     report.run = done.get();
   }
   if (progress) std::fprintf(stderr, "\r%-80s\r", "");
+  if (report.run.state == BenchState::kBadRequest) {
+    if (hung) std::fflush(stderr);
+    return UsageError("bench", report.run.detail);
+  }
 
   BenchJudgement judged =
       JudgeBench(report.run, policy, flags.baseline.empty() ? nullptr : &baseline);

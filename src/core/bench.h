@@ -5,12 +5,23 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/finding.h"
 #include "core/reading.h"
 
 namespace gpuvet {
+
+// What became of one figure. Each outcome is judged differently (rules/bench_rules.cc):
+enum class BenchOutcome {
+  kMeasured,     // samples hold the figure
+  kUnavailable,  // not applicable here (no cuBLASLt or NCCL, one GPU, unsupported P2P): info
+  kFailed,       // the GPU or driver failed it (a CUDA error, wrong data, a hang): fail
+  kIncomplete,   // could not run for a local reason (out of host or device memory): unknown
+  kAbandoned,    // not run because of a failure reported elsewhere (BenchGpu::failed, the
+                 // failed P2P bandwidth of the same pair)
+};
 
 // One measured figure. Stable ids (used by baselines and the JSON schema):
 //   h2d_pinned, d2h_pinned, h2d_pageable, d2h_pageable, bidir_pinned (sum of both directions),
@@ -28,9 +39,14 @@ struct BenchMeasurement {
   std::string method;   // how, in words: API, buffer size, copies per sample, samples, timing
   uint64_t bytes = 0;   // bytes per copy (transfers) or per kernel (memory kernels)
   int repetitions = 0;  // operations per sample
-  std::vector<double> samples;  // one figure per sample
-  double median = 0, min = 0, max = 0;
-  std::string skipped;  // non-empty: not measured, and why (e.g. "libcublasLt.so.* not found")
+  std::vector<double> samples;          // one figure per sample
+  double median = 0, min = 0, max = 0;  // meaningful only when outcome is kMeasured
+  BenchOutcome outcome = BenchOutcome::kMeasured;
+  // Not measured: why (e.g. "libcublasLt.so.* not found", "cuMemcpyDtoDAsync_v2: an illegal
+  // memory access was encountered (CUDA_ERROR_ILLEGAL_ADDRESS = 700)"); empty when measured.
+  std::string skipped;
+
+  bool measured() const { return outcome == BenchOutcome::kMeasured; }
 };
 
 struct BenchGpu {
@@ -50,6 +66,9 @@ struct BenchGpu {
   // links downshift at idle, so only the loaded reading tells a real downgrade (pcie.* in check).
   Reading<int> pcie_gen_idle, pcie_gen_loaded, pcie_gen_max;
   Reading<int> pcie_width, pcie_width_max;
+  // Non-empty once the GPU stopped working during the run: the step, the call and the CUDA error
+  // ("during d2d_copy_engine: cuCtxSynchronize: … (CUDA_ERROR_ILLEGAL_ADDRESS = 700)").
+  std::string failed;
 };
 
 enum class BenchState {
@@ -57,6 +76,9 @@ enum class BenchState {
   kDriverMissing,  // libcuda.so.1 not loadable
   kNoDevice,       // cuInit/cuDeviceGetCount: no CUDA device
   kFailed,         // the driver failed otherwise (detail says how)
+  kTimedOut,       // the watchdog fired: a driver call did not return (detail names it); what
+                   // was measured before is kept
+  kBadRequest,     // the options asked for GPUs the driver does not report (a usage error)
 };
 
 struct BenchRun {
@@ -77,6 +99,14 @@ struct BenchExpectation {
   double expected = 0;  // in the measurement's unit; a maximum for latencies
   std::string basis;    // where the number comes from, e.g. "PCIe Gen5 x16 theoretical × 0.85"
   double ratio = 0;     // measured median / expected
+};
+
+// An earlier run read back as a baseline (output/bench_json.cc): its figures, the PCI bus id of
+// each of its CUDA ordinals (when it recorded them) and its mode.
+struct BenchBaseline {
+  std::string mode;  // "quick", "full", "tiny"; empty when not recorded
+  std::vector<std::pair<int, std::string>> bus_ids;  // (CUDA ordinal, PCI bus id)
+  std::vector<BenchMeasurement> measurements;
 };
 
 inline constexpr const char* kBenchSchema = "gpuvet.bench/v1";

@@ -23,6 +23,11 @@ constexpr CatalogueEntry kCatalogue[] = {
     {"bench.driver", "bench", "CUDA driver usable for benchmarks",
      "The CUDA driver could not be loaded or found no device, so no benchmark ran.",
      "Install or fix the NVIDIA driver (libcuda.so.1) and run `gpuvet check` for the reason."},
+    {"bench.gpu_error", "bench", "GPU failed during the benchmark",
+     "A benchmark hit a CUDA error or wrong data on this GPU (illegal address, ECC error, launch "
+     "failure, a GPU that stopped answering): the GPU or its driver is broken, not slow.",
+     "Drain the node; run `gpuvet check` for Xid and ECC errors and read the kernel log; reset the "
+     "GPU (or reboot) and bench again; replace the GPU if it fails again."},
     {"bench.launch_overhead", "bench", "Kernel launch overhead",
      "Launching an empty kernel takes longer than usual on this node: every small kernel of a "
      "job pays it, and launch-bound jobs slow down in proportion.",

@@ -35,8 +35,43 @@ const char* StateName(BenchState s) {
       return "no_device";
     case BenchState::kFailed:
       return "failed";
+    case BenchState::kTimedOut:
+      return "timed_out";
+    case BenchState::kBadRequest:
+      return "bad_request";
   }
   return "unknown";
+}
+
+const char* OutcomeName(BenchOutcome o) {
+  switch (o) {
+    case BenchOutcome::kMeasured:
+      return "measured";
+    case BenchOutcome::kUnavailable:
+      return "unavailable";
+    case BenchOutcome::kFailed:
+      return "failed";
+    case BenchOutcome::kIncomplete:
+      return "incomplete";
+    case BenchOutcome::kAbandoned:
+      return "abandoned";
+  }
+  return "failed";
+}
+
+// The outcome a baseline entry names; entries of older reports have only "skipped".
+BenchOutcome OutcomeFromJson(const json& e) {
+  if (e.contains("status") && e["status"].is_string()) {
+    const std::string s = e["status"].get<std::string>();
+    for (BenchOutcome o :
+         {BenchOutcome::kMeasured, BenchOutcome::kUnavailable, BenchOutcome::kFailed,
+          BenchOutcome::kIncomplete, BenchOutcome::kAbandoned}) {
+      if (s == OutcomeName(o)) return o;
+    }
+    return BenchOutcome::kFailed;
+  }
+  const bool skipped = e.contains("skipped") && e["skipped"].is_string();
+  return skipped ? BenchOutcome::kUnavailable : BenchOutcome::kMeasured;
 }
 
 json GpuToJson(const BenchGpu& g) {
@@ -53,6 +88,7 @@ json GpuToJson(const BenchGpu& g) {
   j["copy_engines"] = g.copy_engines;
   j["numa_node"] = R(g.numa_node);
   j["local_cpus"] = FormatCpuList(g.local_cpus);
+  j["failed"] = g.failed.empty() ? json(nullptr) : json(g.failed);
   j["pcie"] = {{"gen_idle", R(g.pcie_gen_idle)},
                {"gen_loaded", R(g.pcie_gen_loaded)},
                {"gen_max", R(g.pcie_gen_max)},
@@ -64,7 +100,10 @@ json GpuToJson(const BenchGpu& g) {
 json MeasurementToJson(const BenchMeasurement& m) {
   json samples = json::array();
   for (double s : m.samples) samples.push_back(Round3(s));
+  // A figure that was not measured has no value: null, never 0 (docs/bench.md).
+  auto value = [&](double v) { return m.measured() ? json(Round3(v)) : json(nullptr); };
   return {{"id", m.id},
+          {"status", OutcomeName(m.outcome)},
           {"gpu", m.gpu},
           {"peer", m.peer},
           {"numa_node", m.numa_node},
@@ -73,9 +112,9 @@ json MeasurementToJson(const BenchMeasurement& m) {
           {"bytes", m.bytes},
           {"repetitions", m.repetitions},
           {"samples", samples},
-          {"median", Round3(m.median)},
-          {"min", Round3(m.min)},
-          {"max", Round3(m.max)},
+          {"median", value(m.median)},
+          {"min", value(m.min)},
+          {"max", value(m.max)},
           {"skipped", m.skipped.empty() ? json(nullptr) : json(m.skipped)}};
 }
 
@@ -128,8 +167,7 @@ std::string RenderBenchJson(const BenchReport& report) {
   return j.dump(2) + "\n";
 }
 
-Result<std::vector<BenchMeasurement>> ParseBenchBaseline(std::string_view text,
-                                                         const std::string& filename) {
+Result<BenchBaseline> ParseBenchBaseline(std::string_view text, const std::string& filename) {
   json doc;
   try {
     doc = json::parse(text);
@@ -146,7 +184,20 @@ Result<std::vector<BenchMeasurement>> ParseBenchBaseline(std::string_view text,
   if (!list || !list->is_array()) {
     return InvalidInput(filename + ": \"measurements\" must be an array");
   }
-  std::vector<BenchMeasurement> out;
+  BenchBaseline out;
+  if (doc.contains("run") && doc["run"].is_object() && doc["run"].contains("mode") &&
+      doc["run"]["mode"].is_string()) {
+    out.mode = doc["run"]["mode"].get<std::string>();
+  }
+  if (doc.contains("gpus") && doc["gpus"].is_array()) {
+    for (const json& g : doc["gpus"]) {
+      if (g.is_object() && g.contains("index") && g["index"].is_number_integer() &&
+          g.contains("pci_bus_id") && g["pci_bus_id"].is_string() &&
+          !g["pci_bus_id"].get<std::string>().empty()) {
+        out.bus_ids.emplace_back(g["index"].get<int>(), g["pci_bus_id"].get<std::string>());
+      }
+    }
+  }
   for (size_t i = 0; i < list->size(); ++i) {
     const json& e = (*list)[i];
     auto bad = [&](const char* what) {
@@ -160,13 +211,17 @@ Result<std::vector<BenchMeasurement>> ParseBenchBaseline(std::string_view text,
     if (!e.contains("peer") || !e["peer"].is_number_integer()) {
       return bad("\"peer\" must be an integer");
     }
-    if (!e.contains("median") || !e["median"].is_number())
+    const BenchOutcome outcome = OutcomeFromJson(e);
+    const bool has_median = e.contains("median") && e["median"].is_number();
+    if (outcome == BenchOutcome::kMeasured && !has_median) {
       return bad("\"median\" must be a number");
+    }
     BenchMeasurement m;
+    m.outcome = outcome;
     m.id = e["id"].get<std::string>();
     m.gpu = e["gpu"].get<int>();
     m.peer = e["peer"].get<int>();
-    m.median = e["median"].get<double>();
+    m.median = has_median ? e["median"].get<double>() : 0;
     if (e.contains("unit") && e["unit"].is_string()) m.unit = e["unit"].get<std::string>();
     if (e.contains("numa_node") && e["numa_node"].is_number_integer()) {
       m.numa_node = e["numa_node"].get<int>();
@@ -174,7 +229,8 @@ Result<std::vector<BenchMeasurement>> ParseBenchBaseline(std::string_view text,
     if (e.contains("skipped") && e["skipped"].is_string()) {
       m.skipped = e["skipped"].get<std::string>();
     }
-    out.push_back(std::move(m));
+    if (!m.measured() && m.skipped.empty()) m.skipped = "not measured";
+    out.measurements.push_back(std::move(m));
   }
   return out;
 }

@@ -16,10 +16,11 @@ namespace gpuvet {
 // The whole report as a JSON document (keys sorted, pretty-printed, trailing newline).
 std::string RenderBenchJson(const BenchReport& report);
 
-// The measurements of an earlier `gpuvet bench --format json` output. InvalidInput naming
-// `filename` and the byte offset for malformed JSON, and the entry for a wrong schema or a
-// measurement without id/gpu/peer/median.
-Result<std::vector<BenchMeasurement>> ParseBenchBaseline(std::string_view text,
-                                                         const std::string& filename);
+// An earlier `gpuvet bench --format json` output: its measurements (with their status; reports
+// without "status" count an entry with a "skipped" reason as unavailable), its mode and the PCI
+// bus id of each GPU when present. InvalidInput naming `filename` and the byte offset for
+// malformed JSON, and the entry for a wrong schema or a measurement without id/gpu/peer, or
+// without a numeric median while measured.
+Result<BenchBaseline> ParseBenchBaseline(std::string_view text, const std::string& filename);
 
 }  // namespace gpuvet

@@ -27,7 +27,17 @@ const BenchExpectation* FindExpectation(const BenchReport& r, const BenchMeasure
 }
 
 std::string Row(const BenchReport& r, const BenchMeasurement& m, const std::string& label) {
-  if (!m.skipped.empty()) return fmt::format("    {:<28}  not measured: {}\n", label, m.skipped);
+  if (m.outcome == BenchOutcome::kAbandoned &&
+      m.skipped.find("stopped working") != std::string::npos) {
+    return fmt::format("    {:<28}  not run: the GPU had stopped working (see gpu{} above)\n",
+                       label, m.gpu);
+  }
+  if (!m.measured()) {
+    const char* what = m.outcome == BenchOutcome::kFailed       ? "FAILED"
+                       : m.outcome == BenchOutcome::kIncomplete ? "not measured (local)"
+                                                                : "not measured";
+    return fmt::format("    {:<28}  {}: {}\n", label, what, m.skipped);
+  }
   std::string measured = Num(m.median) + " " + m.unit;
   std::string expected = "-", ratio = "-";
   if (const BenchExpectation* e = FindExpectation(r, m); e && e->expected > 0) {
@@ -55,15 +65,18 @@ std::string GpuLine(const BenchGpu& g) {
   pcie += " loaded (max " + Or(g.pcie_gen_max, "Gen") + " " + Or(g.pcie_width_max, "x");
   if (g.pcie_gen_idle.has()) pcie += ", " + Or(g.pcie_gen_idle, "Gen") + " idle";
   pcie += ")";
-  return fmt::format("gpu{}  {}  {}  cc {}.{}  {} SMs  PCIe {}  NUMA {}\n", g.index, g.name,
-                     g.pci_bus_id.empty() ? "-" : g.pci_bus_id, g.cc_major, g.cc_minor, g.sm_count,
-                     pcie, g.numa_node.has() ? std::to_string(*g.numa_node) : "-");
+  std::string line =
+      fmt::format("gpu{}  {}  {}  cc {}.{}  {} SMs  PCIe {}  NUMA {}\n", g.index, g.name,
+                  g.pci_bus_id.empty() ? "-" : g.pci_bus_id, g.cc_major, g.cc_minor, g.sm_count,
+                  pcie, g.numa_node.has() ? std::to_string(*g.numa_node) : "-");
+  if (!g.failed.empty()) line += "  FAILED " + g.failed + "\n";
+  return line;
 }
 
 std::string Header(const BenchReport& r) {
   const BenchRun& run = r.run;
   std::string out = fmt::format("gpuvet bench{}\n", run.mode.empty() ? "" : " (" + run.mode + ")");
-  if (run.state == BenchState::kOk) {
+  if (run.state == BenchState::kOk || (run.state == BenchState::kTimedOut && !run.gpus.empty())) {
     std::map<std::string, int> models;
     for (const BenchGpu& g : run.gpus) ++models[g.name.empty() ? "unnamed GPU" : g.name];
     std::vector<std::string> parts;
@@ -71,6 +84,7 @@ std::string Header(const BenchReport& r) {
     out += fmt::format("  GPUs:     {}\n", parts.empty() ? "none" : Join(parts, ", "));
     out += fmt::format("  driver:   CUDA {}.{} ({})\n", run.driver_version / 1000,
                        (run.driver_version % 1000) / 10, run.library);
+    if (run.state == BenchState::kTimedOut) out += fmt::format("  stopped:  {}\n", run.detail);
   } else {
     out += fmt::format("  GPUs:     not benchmarked ({})\n", run.detail);
   }

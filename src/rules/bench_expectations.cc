@@ -27,11 +27,21 @@ constexpr double kMemoryAchievable = 0.9;
 // PyTorch matmul at ≈ 790 of the H200's 989 BF16 TFLOP/s (0.8).
 constexpr double kTensorAchievable = 0.8;
 
+// Share of twice the one-way rate that pinned copies in both directions at once reach together:
+// PCIe is full duplex, but the host side is not. nvbandwidth#53 (8 × A100, PCIe Gen4) measures
+// ≈ 11 + 25 GB/s bidirectional against ≈ 25 GB/s one way, 0.72 of 2 × one-way.
+constexpr double kBidirAchievable = 0.7;
+
 // Datasheet sources (dense tensor figures are half the "with sparsity" numbers).
 constexpr const char* kH100Sheet =
     "NVIDIA H100 datasheet (nvidia.com/en-us/data-center/h100) and H100 PCIe product brief "
     "PB-11133-001";
-constexpr const char* kH200Sheet = "NVIDIA H200 datasheet (nvidia.com/en-us/data-center/h200)";
+constexpr const char* kH200Sheet =
+    "NVIDIA H200 datasheet (nvidia.com/en-us/data-center/h200): SXM BF16 1,979 TFLOPS with "
+    "sparsity, FP32 67, 4.8 TB/s; NVL 1,671 / 60 / 4.8 TB/s";
+constexpr const char* kB200Sheet =
+    "NVIDIA HGX B200 datasheet (nvidia.com/en-us/data-center/hgx): per GPU FP16/BF16 4.5 PFLOPS "
+    "with sparsity, FP32 75 TFLOPS, 7.7 TB/s";
 constexpr const char* kA100Sheet = "NVIDIA A100 datasheet (nvidia.com/en-us/data-center/a100)";
 constexpr const char* kL40sSheet = "NVIDIA L40S datasheet (nvidia.com/en-us/data-center/l40s)";
 constexpr const char* kL4Sheet = "NVIDIA L4 datasheet (nvidia.com/en-us/data-center/l4)";
@@ -49,7 +59,9 @@ struct ModelRow {
 };
 
 const ModelRow kModels[] = {
+    {{"h200", "nvl"}, {"H200 NVL", 0, nullptr, 4800, 60, 835, 835, kH200Sheet}},
     {{"h200"}, {"H200", 55, kAzNhc, 4800, 67, 989, 989, kH200Sheet}},
+    {{"b200"}, {"B200", 0, nullptr, 7700, 75, 2250, 2250, kB200Sheet}},
     {{"h100", "pcie"}, {"H100 PCIe", 0, nullptr, 2000, 51, 756, 756, kH100Sheet}},
     {{"h100", "nvl"}, {"H100 NVL", 0, nullptr, 3900, 60, 835, 835, kH100Sheet}},
     {{"h100"}, {"H100 SXM", 52, kAzNhc, 3350, 67, 989, 989, kH100Sheet}},
@@ -147,6 +159,14 @@ Expected ExpectedFor(const BenchGpu& gpu, std::string_view id) {
                           link, kPcieAchievable)};
     }
     return {};
+  }
+  if (id == "bidir_pinned") {
+    Expected one_way = ExpectedFor(gpu, "h2d_pinned");
+    if (one_way.value <= 0) return {};
+    return {2 * one_way.value * kBidirAchievable,
+            fmt::format("2 × one-way {:.1f} GB/s ({}) × {} reached in both directions at once "
+                        "(nvbandwidth#53)",
+                        one_way.value, one_way.basis, kBidirAchievable)};
   }
   if (id == "d2d_sm_copy" || id == "sm_triad") {
     double theory = MemoryTheoreticalGbps(gpu.mem_clock_mhz, gpu.memory_bus_bits);

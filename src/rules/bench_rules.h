@@ -17,11 +17,13 @@ struct BenchJudgement {
   std::vector<Finding> findings;               // bench.* findings, skips and overrides applied
 };
 
-// Judges `run` under `policy`. `baseline` (measurements of an earlier run, or nullptr) enables
-// bench.regression. Emits ok findings for what passed, info for what could not be measured, and
-// applies the policy's skip list and severity overrides like the check rules do.
-BenchJudgement JudgeBench(const BenchRun& run, const Policy& policy,
-                          const std::vector<BenchMeasurement>* baseline);
+// Judges `run` under `policy`. `baseline` (an earlier run, or nullptr) enables bench.regression:
+// figures matched by PCI bus id when both runs have it, else by ordinal; drops, figures lost since
+// and a mode mismatch warn. Emits ok findings for what passed, info for what is unavailable here,
+// fail for what the GPU or driver failed (and bench.gpu_error for a GPU that stopped working),
+// unknown for what could not run for a local reason, and applies the policy's skip list and
+// severity overrides like the check rules do. A timed-out run is judged on what it measured.
+BenchJudgement JudgeBench(const BenchRun& run, const Policy& policy, const BenchBaseline* baseline);
 
 // "H2D pinned", "FP32 FMA", … for a measurement id (the id itself when unknown).
 std::string BenchLabel(const std::string& id);

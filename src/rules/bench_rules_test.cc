@@ -171,9 +171,11 @@ TEST(BenchRulesTest, PowerCappedComputeAndMemory) {
 TEST(BenchRulesTest, SkippedIsInfoNeverZero) {
   BenchRun r = Healthy();
   r.measurements[8].skipped = "libcublasLt.so.* not found";
+  r.measurements[8].outcome = BenchOutcome::kUnavailable;
   r.measurements[8].median = 0;
   BenchMeasurement nccl = M("nccl_allreduce_busbw", 0, "GB/s", -1);
   nccl.skipped = "libnccl.so.2 not found";
+  nccl.outcome = BenchOutcome::kUnavailable;
   r.measurements.push_back(nccl);
   BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
   const Finding* f = Find(j, "bench.compute", Severity::kInfo);
@@ -198,6 +200,7 @@ TEST(BenchRulesTest, P2pUnsupportedAndSlow) {
   BenchMeasurement slow = M("p2p_bandwidth", 10, "GB/s", 0, 1);
   BenchMeasurement unsupported = M("p2p_bandwidth", 0, "GB/s", 1, 0);
   unsupported.skipped = "cuDeviceCanAccessPeer: 0";
+  unsupported.outcome = BenchOutcome::kUnavailable;
   r.measurements.push_back(slow);
   r.measurements.push_back(unsupported);
   BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
@@ -231,7 +234,8 @@ TEST(BenchRulesTest, Regression) {
   now.measurements[10].median = 9;    // launch latency 6.5 -> 9 us: worse
   now.measurements[7].median = 66;    // fp32 60 -> 66: +10 %, not above the limit
   now.measurements[5].median = 3300;  // d2d 2950 -> 3300: +12 %, improvement
-  BenchJudgement j = JudgeBench(now, Policy{}, &base.measurements);
+  BenchBaseline baseline{"quick", {}, base.measurements};
+  BenchJudgement j = JudgeBench(now, Policy{}, &baseline);
   int warns = 0;
   for (const Finding& f : j.findings) {
     if (f.id == "bench.regression" && f.severity == Severity::kWarn) ++warns;
@@ -242,6 +246,216 @@ TEST(BenchRulesTest, Regression) {
   bool improved = false;
   for (const Evidence& e : ok->evidence) improved |= e.name == "d2d_sm_copy@gpu0";
   EXPECT_TRUE(improved);
+}
+
+BenchBaseline BaselineOf(const BenchRun& run) {
+  BenchBaseline b{run.mode, {}, run.measurements};
+  for (const BenchGpu& g : run.gpus) b.bus_ids.emplace_back(g.index, g.pci_bus_id);
+  return b;
+}
+
+std::vector<const Finding*> All(const BenchJudgement& j, const std::string& id, Severity s) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : j.findings) {
+    if (f.id == id && f.severity == s) out.push_back(&f);
+  }
+  return out;
+}
+
+TEST(BenchRulesTest, LatencyRegressionIsAFactorNotAPercentage) {
+  BenchRun base = Healthy();
+  base.measurements[10].median = 4;
+  BenchRun now = Healthy();
+  now.measurements[10].median = 45;
+  const BenchBaseline baseline = BaselineOf(base);
+  BenchJudgement j = JudgeBench(now, Policy{}, &baseline);
+  auto warns = All(j, "bench.regression", Severity::kWarn);
+  ASSERT_EQ(warns.size(), 1u);
+  EXPECT_NE(warns[0]->summary.find("launch latency 45.0 us is 11.2× slower than the baseline's "
+                                   "4.0 us"),
+            std::string::npos)
+      << warns[0]->summary;
+}
+
+TEST(BenchRulesTest, FigureFailedOrMissingSinceTheBaselineWarns) {
+  BenchRun base = Healthy();
+  base.gpus.push_back(H100(1));
+  base.gpus[1].pci_bus_id = "0000:43:00.0";
+  base.measurements.push_back(M("h2d_pinned", 53, "GB/s", 1));
+  BenchRun now = Healthy();  // gpu1 is gone
+  now.measurements[5].outcome = BenchOutcome::kFailed;
+  now.measurements[5].skipped = "cuLaunchKernel: launch failed (CUDA_ERROR_LAUNCH_FAILED = 719)";
+  const BenchBaseline baseline = BaselineOf(base);
+  BenchJudgement j = JudgeBench(now, Policy{}, &baseline);
+  auto warns = All(j, "bench.regression", Severity::kWarn);
+  ASSERT_EQ(warns.size(), 2u);
+  std::string all;
+  for (const Finding* f : warns) all += f->subject + ": " + f->summary + "\n";
+  EXPECT_NE(all.find("baseline gpu1: 1 figure(s) the baseline measured were not measured now: "
+                     "h2d_pinned (53.0 GB/s): GPU not in this run"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("d2d_sm_copy (2950 GB/s): cuLaunchKernel: launch failed"), std::string::npos)
+      << all;
+  EXPECT_NE(Find(j, "bench.memory_bandwidth", Severity::kFail), nullptr);  // the failure itself
+}
+
+TEST(BenchRulesTest, BaselineMatchedByBusIdWhenOrdinalsMoved) {
+  BenchRun base = Healthy();  // gpu0 = 0000:1b:00.0 at 53 GB/s
+  BenchRun now = Healthy();
+  now.gpus[0].index = 1;  // the same GPU is ordinal 1 now; ordinal 0 is another one
+  for (BenchMeasurement& m : now.measurements) m.gpu = 1;
+  now.measurements[0].median = 40;
+  BenchGpu other = H100(0);
+  other.pci_bus_id = "0000:43:00.0";
+  now.gpus.push_back(other);
+  now.measurements.push_back(M("h2d_pinned", 53, "GB/s", 0));
+  BenchBaseline baseline = BaselineOf(base);
+  baseline.bus_ids[0].second = "0000:1B:00.0";  // the driver's upper case
+  BenchJudgement j = JudgeBench(now, Policy{}, &baseline);
+  auto warns = All(j, "bench.regression", Severity::kWarn);
+  ASSERT_EQ(warns.size(), 1u);
+  EXPECT_EQ(warns[0]->subject, "gpu1 (0000:1b:00.0)");
+  EXPECT_NE(warns[0]->summary.find("40.0 GB/s is 25 % below the baseline's 53.0 GB/s"),
+            std::string::npos)
+      << warns[0]->summary;
+  const Finding* ok = Find(j, "bench.regression", Severity::kOk);
+  ASSERT_NE(ok, nullptr);
+  bool by_bus = false;
+  for (const Evidence& e : ok->evidence) by_bus |= e.value == "PCI bus id";
+  EXPECT_TRUE(by_bus);
+}
+
+TEST(BenchRulesTest, ModeMismatchWithTheBaselineWarns) {
+  BenchRun base = Healthy();
+  base.mode = "full";
+  const BenchBaseline baseline = BaselineOf(base);
+  BenchJudgement j = JudgeBench(Healthy(), Policy{}, &baseline);
+  auto warns = All(j, "bench.regression", Severity::kWarn);
+  ASSERT_EQ(warns.size(), 1u);
+  EXPECT_NE(warns[0]->summary.find("the baseline ran in full mode, this run in quick mode"),
+            std::string::npos)
+      << warns[0]->summary;
+}
+
+TEST(BenchRulesTest, FailedFigureIsAFailNamingTheStepAndError) {
+  BenchRun r = Healthy();
+  r.measurements[6].outcome = BenchOutcome::kFailed;  // d2d_copy_engine
+  r.measurements[6].skipped =
+      "cuMemcpyDtoDAsync_v2: uncorrectable ECC error (CUDA_ERROR_ECC_UNCORRECTABLE = 214)";
+  BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
+  const Finding* f = Find(j, "bench.memory_bandwidth", Severity::kFail);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("device copy (copy engine) failed: cuMemcpyDtoDAsync_v2"),
+            std::string::npos)
+      << f->summary;
+  bool named = false;
+  for (const Evidence& e : f->evidence) named |= e.value == "CUDA_ERROR_ECC_UNCORRECTABLE";
+  EXPECT_TRUE(named);
+  EXPECT_NE(f->decision.find("Drain the node"), std::string::npos) << f->decision;
+  EXPECT_EQ(WorstSeverity(j.findings), Severity::kFail);
+}
+
+TEST(BenchRulesTest, DataCorruptionAndJitFailuresHaveTheirOwnDecision) {
+  BenchRun r = Healthy();
+  r.measurements[0].outcome = BenchOutcome::kFailed;
+  r.measurements[0].skipped =
+      "data corruption: byte 17 of the first 4 KiB differs after "
+      "cuMemcpyHtoDAsync_v2";
+  r.measurements[7].outcome = BenchOutcome::kFailed;
+  r.measurements[7].skipped =
+      "not run: PTX kernels could not be loaded: cuModuleLoadDataEx (PTX "
+      "JIT): (CUDA_ERROR_INVALID_PTX = 218)";
+  BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
+  const Finding* copy = Find(j, "bench.copy_bandwidth", Severity::kFail);
+  ASSERT_NE(copy, nullptr);
+  EXPECT_NE(copy->decision.find("wrong data"), std::string::npos) << copy->decision;
+  const Finding* jit = Find(j, "bench.compute", Severity::kFail);
+  ASSERT_NE(jit, nullptr);
+  EXPECT_NE(jit->decision.find("update the driver"), std::string::npos) << jit->decision;
+}
+
+TEST(BenchRulesTest, LocalReasonIsUnknownAndAbandonedFiguresFoldIntoGpuError) {
+  BenchRun r = Healthy();
+  r.measurements[0].outcome = BenchOutcome::kIncomplete;
+  r.measurements[0].skipped = "out of pinned host memory at 64 MiB and again at 32 MiB: …";
+  r.gpus[0].failed = "during d2d_sm_copy: cuCtxSynchronize: (CUDA_ERROR_ILLEGAL_ADDRESS = 700)";
+  for (size_t i = 7; i < r.measurements.size(); ++i) {
+    r.measurements[i].outcome = BenchOutcome::kAbandoned;
+    r.measurements[i].skipped = "not run: GPU 0 stopped working during d2d_sm_copy";
+  }
+  BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
+  const Finding* local = Find(j, "bench.copy_bandwidth", Severity::kUnknown);
+  ASSERT_NE(local, nullptr);
+  EXPECT_NE(local->summary.find("out of pinned host memory"), std::string::npos);
+  const Finding* gpu = Find(j, "bench.gpu_error", Severity::kFail);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_NE(gpu->summary.find("(4 later figures not measured)"), std::string::npos) << gpu->summary;
+  for (const Finding& f : j.findings) {
+    if (f.id == "bench.compute" || f.id == "bench.launch_overhead") {
+      EXPECT_EQ(f.severity, Severity::kOk) << f.id << ": abandoned figures emit nothing";
+    }
+  }
+}
+
+TEST(BenchRulesTest, FailedLaunchRateIsReportedThoughOnlyEvidence) {
+  BenchRun r = Healthy();
+  r.measurements[9].outcome = BenchOutcome::kFailed;  // launch_rate
+  r.measurements[9].skipped = "cuLaunchKernel(gpuvet_empty): (CUDA_ERROR_LAUNCH_FAILED = 719)";
+  BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
+  const Finding* f = Find(j, "bench.launch_overhead", Severity::kFail);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("launch rate failed"), std::string::npos) << f->summary;
+  EXPECT_NE(Find(j, "bench.launch_overhead", Severity::kOk), nullptr);  // latency still judged
+}
+
+TEST(BenchRulesTest, TimedOutRunIsJudgedOnWhatItMeasured) {
+  BenchRun r = Healthy();
+  r.state = BenchState::kTimedOut;
+  r.detail =
+      "step 'GPU 0: d2d_copy_engine' had been running for 3.0 s, inside "
+      "cuMemcpyDtoDAsync_v2 for 3.0 s, when the 3 s limit of the whole run ran out";
+  BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
+  const Finding* driver = Find(j, "bench.driver", Severity::kFail);
+  ASSERT_NE(driver, nullptr);
+  EXPECT_NE(driver->summary.find("inside cuMemcpyDtoDAsync_v2"), std::string::npos);
+  EXPECT_NE(Find(j, "bench.copy_bandwidth", Severity::kOk), nullptr) << "earlier figures kept";
+}
+
+TEST(BenchRulesTest, PcieUnderLoadUnknownHasItsOwnWording) {
+  BenchRun r = Healthy();
+  r.gpus[0].pcie_gen_loaded = Reading<int>::Error("not read: the h2d_pinned copies did not run");
+  BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
+  const Finding* f = Find(j, "bench.pcie_under_load", Severity::kUnknown);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->decision.find("reseat"), std::string::npos) << f->decision;
+  EXPECT_NE(f->meaning.find("not a downgrade"), std::string::npos) << f->meaning;
+}
+
+TEST(BenchRulesTest, BidirectionalCopiesHaveAnExpectation) {
+  BenchRun r = Healthy();
+  r.measurements[4].median = 50;  // both directions at once: less than one way
+  BenchJudgement j = JudgeBench(r, Policy{}, nullptr);
+  bool judged = false;
+  for (const BenchExpectation& e : j.expectations) {
+    if (e.id == "bidir_pinned") {
+      judged = true;
+      EXPECT_NEAR(e.expected, 2 * 52 * 0.7, 0.01);
+      EXPECT_NE(e.basis.find("nvbandwidth#53"), std::string::npos) << e.basis;
+    }
+  }
+  EXPECT_TRUE(judged);
+  const Finding* f = Find(j, "bench.copy_bandwidth", Severity::kFail);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("bidirectional pinned 50.0 GB/s"), std::string::npos) << f->summary;
+}
+
+TEST(BenchExpectationsTest, BlackwellAndH200Variants) {
+  EXPECT_EQ(FindGpuModel("NVIDIA B200")->key, "B200");
+  EXPECT_EQ(FindGpuModel("NVIDIA H200 NVL")->key, "H200 NVL");
+  EXPECT_EQ(FindGpuModel("NVIDIA H200")->key, "H200");
+  EXPECT_DOUBLE_EQ(FindGpuModel("NVIDIA H200 NVL")->bf16_tflops, 835);
+  EXPECT_DOUBLE_EQ(FindGpuModel("NVIDIA B200")->memory_gbps, 7700);
 }
 
 TEST(BenchRulesTest, PolicyMinimumsSkipAndOverrides) {

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 
@@ -86,8 +88,18 @@ class Engine {
   void RunP2p();
   void RunNccl();
 
-  BenchMeasurement Begin(const std::string& id, int gpu, const char* unit, int numa_node);
+  // Starts a measurement: progress, and the live state the watchdog reports from.
+  BenchMeasurement Begin(const std::string& id, int gpu, const char* unit, int numa_node,
+                         int peer = -1);
+  // Records `m` with the outcome of `st` (ok: measured; not supported: unavailable; out of
+  // memory: incomplete; otherwise failed, and `g` is probed for a sticky error).
   void Finish(BenchMeasurement m, const Status& st, GpuRun* g);
+  // Records `m` as not measured.
+  void NotMeasured(BenchMeasurement m, BenchOutcome outcome, std::string why);
+  // Marks `g` (and its BenchGpu) as failed during `step`; later work on it is abandoned.
+  void MarkFailed(GpuRun& g, const std::string& step, const std::string& why);
+  // Copies the run so far and the step now starting into options_.live (when set).
+  void Publish(const std::string& step, const BenchMeasurement* m);
   void Progress(const std::string& step);
 
   const BenchOptions& options_;
@@ -104,11 +116,16 @@ bool Engine::OpenDriver() {
   auto lib = CudaLibrary::Load(options_.cuda_lib);
   if (!lib.ok()) {
     run_.state = BenchState::kDriverMissing;
-    run_.detail = lib.status().message();
+    run_.library = options_.cuda_lib.empty() ? "libcuda.so.1" : options_.cuda_lib;
+    std::string why = lib.status().message();
+    if (why.starts_with(run_.library + ": ")) why = why.substr(run_.library.size() + 2);
+    run_.detail = fmt::format("cannot load {}: {}", run_.library, why);
     return false;
   }
   cuda_ = std::move(lib).value();
+  if (options_.live) cuda_->set_tracker(&options_.live->calls);
   run_.library = cuda_->path();
+  Publish("initialising the CUDA driver (cuInit)", nullptr);
   const CUresult init = cuda_->cuInit(0);
   if (init != CUDA_SUCCESS) {
     run_.state = init == CUDA_ERROR_NO_DEVICE ? BenchState::kNoDevice : BenchState::kFailed;
@@ -126,13 +143,26 @@ std::vector<int> Engine::SelectGpus(int count) {
     for (int i = 0; i < count; ++i) selected.push_back(i);
     return selected;
   }
+  std::vector<int> missing;
   for (int i : options_.gpus) {
     if (i < 0 || i >= count) {
-      run_.notes.push_back(fmt::format("GPU {} requested but the driver reports {} GPU(s) (0-{})",
-                                       i, count, count - 1));
+      missing.push_back(i);
     } else if (std::find(selected.begin(), selected.end(), i) == selected.end()) {
       selected.push_back(i);
     }
+  }
+  if (!missing.empty()) {
+    std::vector<std::string> present, asked;
+    for (int i = 0; i < count; ++i) {
+      auto gpu = DescribeGpu(*cuda_, i, options_.paths);
+      present.push_back(gpu.ok() ? fmt::format("{} ({}, {})", i, gpu->name, gpu->pci_bus_id)
+                                 : std::to_string(i));
+    }
+    for (int i : missing) asked.push_back(std::to_string(i));
+    run_.state = BenchState::kBadRequest;
+    run_.detail = fmt::format("--gpus {}: no such GPU; the driver reports {} GPU(s): {}",
+                              Join(asked, ","), count, Join(present, "; "));
+    return {};
   }
   std::sort(selected.begin(), selected.end());
   return selected;
@@ -140,6 +170,7 @@ std::vector<int> Engine::SelectGpus(int count) {
 
 void Engine::Run() {
   run_.mode = plan_.mode;
+  Publish("loading the CUDA driver", nullptr);
   if (!OpenDriver()) return;
   int count = 0;
   const CUresult rc = cuda_->cuDeviceGetCount(&count);
@@ -153,7 +184,10 @@ void Engine::Run() {
     run_.detail = "cuDeviceGetCount reports no CUDA device";
     return;
   }
-  for (int ordinal : SelectGpus(count)) {
+  const std::vector<int> selected = SelectGpus(count);
+  if (run_.state == BenchState::kBadRequest) return;
+  for (int ordinal : selected) {
+    Publish(fmt::format("describing GPU {}", ordinal), nullptr);
     auto gpu = DescribeGpu(*cuda_, ordinal, options_.paths);
     if (!gpu.ok()) {
       run_.notes.push_back(fmt::format("GPU {} skipped: {}", ordinal, gpu.status().message()));
@@ -185,6 +219,21 @@ void Engine::Run() {
     run_.notes.push_back("P2P and NCCL benchmarks need two or more GPUs; one was benchmarked");
   }
   if (options_.progress) options_.progress("done", 1.0);
+  Publish("done", nullptr);
+}
+
+void Engine::Publish(const std::string& step, const BenchMeasurement* m) {
+  if (!options_.live) return;
+  std::lock_guard<std::mutex> lock(options_.live->mu);
+  BenchLive& live = *options_.live;
+  live.snapshot = run_;
+  live.step = step;
+  live.step_id = m != nullptr ? m->id : "";
+  live.step_unit = m != nullptr ? m->unit : "";
+  live.step_gpu = m != nullptr ? m->gpu : -1;
+  live.step_peer = m != nullptr ? m->peer : -1;
+  live.step_numa_node = m != nullptr ? m->numa_node : -1;
+  live.step_started = std::chrono::steady_clock::now();
 }
 
 void Engine::Progress(const std::string& step) {
@@ -194,38 +243,63 @@ void Engine::Progress(const std::string& step) {
   ++done_steps_;
 }
 
-BenchMeasurement Engine::Begin(const std::string& id, int gpu, const char* unit, int numa_node) {
-  Progress(gpu >= 0 ? fmt::format("GPU {}: {}", gpu, id) : id);
+BenchMeasurement Engine::Begin(const std::string& id, int gpu, const char* unit, int numa_node,
+                               int peer) {
+  const std::string step = peer >= 0  ? fmt::format("GPU {} -> GPU {}: {}", gpu, peer, id)
+                           : gpu >= 0 ? fmt::format("GPU {}: {}", gpu, id)
+                                      : id;
+  Progress(step);
   BenchMeasurement m;
   m.id = id;
   m.gpu = gpu;
+  m.peer = peer;
   m.unit = unit;
   m.numa_node = numa_node;
+  Publish(step, &m);
   return m;
+}
+
+void Engine::NotMeasured(BenchMeasurement m, BenchOutcome outcome, std::string why) {
+  m.outcome = outcome;
+  m.skipped = std::move(why);
+  run_.measurements.push_back(std::move(m));
+}
+
+void Engine::MarkFailed(GpuRun& g, const std::string& step, const std::string& why) {
+  if (!g.failed.empty()) return;
+  g.failed = fmt::format("GPU {} stopped working during {}: {}", g.ordinal, step, why);
+  run_.gpus[g.gpu_index].failed = fmt::format("during {}: {}", step, why);
+  run_.notes.push_back(g.failed);
 }
 
 void Engine::Finish(BenchMeasurement m, const Status& st, GpuRun* g) {
   if (st.ok()) {
     Summarise(m);
-    if (m.samples.empty()) m.skipped = "failed: no usable sample (zero elapsed time)";
+    if (m.samples.empty()) {
+      m.outcome = BenchOutcome::kIncomplete;
+      m.skipped = "no usable sample (the events measured zero elapsed time)";
+    }
+    run_.measurements.push_back(std::move(m));
+    return;
+  }
+  m.samples.clear();
+  m.median = m.min = m.max = 0;
+  if (st.code() == StatusCode::kNotSupported) {
+    m.outcome = BenchOutcome::kUnavailable;
+  } else if (IsOutOfMemory(st)) {
+    // Memory held by other processes or a small host: a local reason, not the GPU's fault.
+    m.outcome = BenchOutcome::kIncomplete;
   } else {
-    m.samples.clear();
-    m.median = m.min = m.max = 0;
-    if (st.code() == StatusCode::kNotSupported || IsOutOfMemory(st)) {
-      m.skipped = st.message();
-    } else {
-      m.skipped = "failed: " + st.message();
-      // A sticky error (illegal address, GPU off the bus) breaks the context for good: say so
-      // once and skip the rest of this GPU instead of failing every later call the same way.
-      if (g != nullptr && g->session != nullptr && g->failed.empty()) {
-        if (Status probe = g->session->Probe(); !probe.ok()) {
-          g->failed = fmt::format("GPU {} stopped working during {}: {}", g->ordinal, m.id,
-                                  probe.message());
-          run_.notes.push_back(g->failed);
-        }
+    m.outcome = BenchOutcome::kFailed;
+    // A sticky error (illegal address, GPU off the bus) breaks the context for good: say so
+    // once and skip the rest of this GPU instead of failing every later call the same way.
+    if (g != nullptr && g->session != nullptr && g->failed.empty()) {
+      if (Status probe = g->session->Probe(); !probe.ok()) {
+        MarkFailed(*g, m.id, probe.message());
       }
     }
   }
+  m.skipped = st.message();
   run_.measurements.push_back(std::move(m));
 }
 
@@ -233,14 +307,18 @@ void Engine::RunSteps(GpuRun& g, const GpuBench& b, std::span<const Step> steps,
                       const std::string& kernel_error, const std::string& skip_all) {
   for (const Step& step : steps) {
     BenchMeasurement m = Begin(step.id, g.ordinal, step.unit, numa_node);
-    if (!g.failed.empty() || !skip_all.empty()) {
-      m.skipped = "not run: " + (!g.failed.empty() ? g.failed : skip_all);
-      run_.measurements.push_back(std::move(m));
+    if (!g.failed.empty()) {
+      NotMeasured(std::move(m), BenchOutcome::kAbandoned, "not run: " + g.failed);
+      continue;
+    }
+    if (!skip_all.empty()) {
+      NotMeasured(std::move(m), BenchOutcome::kUnavailable, "not run: " + skip_all);
       continue;
     }
     if (step.needs_kernels && !kernel_error.empty()) {
-      m.skipped = "not run: PTX kernels unavailable: " + kernel_error;
-      run_.measurements.push_back(std::move(m));
+      // The driver could not JIT gpuvet's kernels: a driver failure, not a missing option.
+      NotMeasured(std::move(m), BenchOutcome::kFailed,
+                  "not run: PTX kernels could not be loaded: " + kernel_error);
       continue;
     }
     Status st = g.session->MakeCurrent();
@@ -254,13 +332,11 @@ void Engine::RunTensor(GpuRun& g, const GpuBench& b, int numa_node) {
   for (const TensorStep& step : kTensorSteps) {
     BenchMeasurement m = Begin(step.id, g.ordinal, "TFLOP/s", numa_node);
     if (!g.failed.empty()) {
-      m.skipped = "not run: " + g.failed;
-      run_.measurements.push_back(std::move(m));
+      NotMeasured(std::move(m), BenchOutcome::kAbandoned, "not run: " + g.failed);
       continue;
     }
     if (!cublaslt_->ok()) {
-      m.skipped = cublaslt_->status().message();
-      run_.measurements.push_back(std::move(m));
+      NotMeasured(std::move(m), BenchOutcome::kUnavailable, cublaslt_->status().message());
       continue;
     }
     Status st = g.session->MakeCurrent();
@@ -272,9 +348,7 @@ void Engine::RunTensor(GpuRun& g, const GpuBench& b, int numa_node) {
 // Records every per-GPU measurement of `g` as not run, with g.failed as the reason.
 void Engine::SkipGpu(const GpuRun& g) {
   auto skip = [&](const char* id, const char* unit) {
-    BenchMeasurement m = Begin(id, g.ordinal, unit, -1);
-    m.skipped = "not run: " + g.failed;
-    run_.measurements.push_back(std::move(m));
+    NotMeasured(Begin(id, g.ordinal, unit, -1), BenchOutcome::kAbandoned, "not run: " + g.failed);
   };
   for (const Step& step : kHostSteps) skip(step.id, step.unit);
   if (options_.numa_compare) {
@@ -286,10 +360,10 @@ void Engine::SkipGpu(const GpuRun& g) {
 
 void Engine::RunGpu(GpuRun& g) {
   BenchGpu& gpu = run_.gpus[g.gpu_index];
+  Publish(fmt::format("GPU {}: opening its context", g.ordinal), nullptr);
   auto session = GpuSession::Open(*cuda_, g.ordinal);
   if (!session.ok()) {
-    g.failed = fmt::format("GPU {} could not be opened: {}", g.ordinal, session.status().message());
-    run_.notes.push_back(g.failed);
+    MarkFailed(g, "opening its context", session.status().message());
   } else {
     g.session = std::move(session).value();
   }
@@ -322,6 +396,7 @@ void Engine::RunGpu(GpuRun& g) {
   std::string kernel_error;
   static const BenchKernels kNoKernels;
   {
+    Publish(fmt::format("GPU {}: loading the PTX kernels", g.ordinal), nullptr);
     auto km = KernelModule::Load(*g.session);
     if (km.ok()) {
       module = std::move(km).value();
@@ -336,6 +411,12 @@ void Engine::RunGpu(GpuRun& g) {
       &loaded_gen};
 
   RunSteps(g, b, kHostSteps, local_node, kernel_error, "");
+  // Set now, not at the end, so a run that hangs later still reports the link under load.
+  if (loaded_gen.state != Reading<int>::State::kAbsent) {
+    gpu.pcie_gen_loaded = loaded_gen;
+  } else {
+    gpu.pcie_gen_loaded = Reading<int>::Error("not read: the h2d_pinned copies did not run");
+  }
   if (options_.numa_compare) {
     std::string why_not;
     std::unique_ptr<ScopedAffinity> remote_pin;
@@ -354,50 +435,40 @@ void Engine::RunGpu(GpuRun& g) {
   }
   RunSteps(g, b, kDeviceSteps, local_node, kernel_error, "");
   RunTensor(g, b, local_node);
-
-  if (loaded_gen.state != Reading<int>::State::kAbsent) {
-    gpu.pcie_gen_loaded = loaded_gen;
-  } else {
-    gpu.pcie_gen_loaded = Reading<int>::Error("not read: the h2d_pinned copies did not run");
-  }
 }
 
 void Engine::RunP2p() {
   for (GpuRun& src : gpus_) {
     for (GpuRun& dst : gpus_) {
       if (src.ordinal == dst.ordinal) continue;
-      BenchMeasurement bw = Begin("p2p_bandwidth", src.ordinal, "GB/s", -1);
-      BenchMeasurement lat = Begin("p2p_latency", src.ordinal, "us", -1);
-      bw.peer = lat.peer = dst.ordinal;
-      std::string not_run = !src.failed.empty() ? src.failed : dst.failed;
-      if (not_run.empty()) {
-        Status enable = EnablePeerAccess(*src.session, *dst.session);
-        if (enable.code() == StatusCode::kNotSupported) {
-          bw.skipped = lat.skipped = enable.message();
-        } else if (!enable.ok()) {
-          Finish(std::move(bw), enable, &src);
-          lat.skipped = "not run: enabling peer access failed";
-          run_.measurements.push_back(std::move(lat));
-          continue;
-        } else {
-          const Status bw_status = MeasureP2pBandwidth(*src.session, *dst.session, plan_, bw);
-          Finish(std::move(bw), bw_status, &src);
-          Status lat_status = Status::Ok();
-          if (src.failed.empty()) {
-            lat_status = MeasureP2pLatency(*src.session, *dst.session, plan_, lat);
-          } else {
-            lat.skipped = "not run: " + src.failed;
-            run_.measurements.push_back(std::move(lat));
-            continue;
-          }
-          Finish(std::move(lat), lat_status, &src);
-          continue;
-        }
-      } else {
-        bw.skipped = lat.skipped = "not run: " + not_run;
+      BenchMeasurement bw = Begin("p2p_bandwidth", src.ordinal, "GB/s", -1, dst.ordinal);
+      auto latency = [&] { return Begin("p2p_latency", src.ordinal, "us", -1, dst.ordinal); };
+      const std::string not_run = !src.failed.empty() ? src.failed : dst.failed;
+      if (!not_run.empty()) {
+        NotMeasured(std::move(bw), BenchOutcome::kAbandoned, "not run: " + not_run);
+        NotMeasured(latency(), BenchOutcome::kAbandoned, "not run: " + not_run);
+        continue;
       }
-      run_.measurements.push_back(std::move(bw));
-      run_.measurements.push_back(std::move(lat));
+      Status enable = EnablePeerAccess(*src.session, *dst.session);
+      if (enable.code() == StatusCode::kNotSupported) {
+        NotMeasured(std::move(bw), BenchOutcome::kUnavailable, enable.message());
+        NotMeasured(latency(), BenchOutcome::kUnavailable, enable.message());
+        continue;
+      }
+      if (!enable.ok()) {
+        Finish(std::move(bw), enable, &src);
+        NotMeasured(latency(), BenchOutcome::kAbandoned, "not run: enabling peer access failed");
+        continue;
+      }
+      const Status bw_status = MeasureP2pBandwidth(*src.session, *dst.session, plan_, bw);
+      Finish(std::move(bw), bw_status, &src);
+      BenchMeasurement lat = latency();
+      if (!src.failed.empty()) {
+        NotMeasured(std::move(lat), BenchOutcome::kAbandoned, "not run: " + src.failed);
+        continue;
+      }
+      const Status lat_status = MeasureP2pLatency(*src.session, *dst.session, plan_, lat);
+      Finish(std::move(lat), lat_status, &src);
     }
   }
 }
@@ -407,16 +478,14 @@ void Engine::RunNccl() {
   std::vector<const GpuSession*> sessions;
   for (const GpuRun& g : gpus_) {
     if (!g.failed.empty()) {
-      m.skipped = "not run: " + g.failed;
-      run_.measurements.push_back(std::move(m));
+      NotMeasured(std::move(m), BenchOutcome::kAbandoned, "not run: " + g.failed);
       return;
     }
     sessions.push_back(g.session.get());
   }
   auto nccl = LoadNccl();
   if (!nccl.ok()) {
-    m.skipped = nccl.status().message();
-    run_.measurements.push_back(std::move(m));
+    NotMeasured(std::move(m), BenchOutcome::kUnavailable, nccl.status().message());
     return;
   }
   Status st = MeasureNcclAllReduce(**nccl, sessions, plan_, m);

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/bench.h"
 #include "core/host_paths.h"
+#include "sources/bench_live.h"
 #include "sources/bench_plan.h"
 
 namespace gpuvet {
@@ -23,12 +25,16 @@ struct BenchOptions {
   // run done (0..1). May be empty. Called on the thread that runs RunBenchmarks.
   std::function<void(std::string_view step, double fraction)> progress;
   HostPaths paths;  // where /sys is read from (NUMA node, local CPUs, PCIe link)
+  // May be null. When set, the engine keeps it current (the run so far, the step in progress, the
+  // driver call in flight) so a watchdog on another thread can report a hang (TimedOutRun).
+  std::shared_ptr<BenchLive> live;
 };
 
 // Runs every benchmark the options select and returns what was measured. Never fails as a whole:
 // BenchRun::state says when the driver is missing (kDriverMissing, with the dlopen message), no
-// device is present (kNoDevice) or the driver failed otherwise (kFailed); every measurement that
-// could not be taken is present with `skipped` saying why. The calling thread's CPU affinity is
+// device is present (kNoDevice), a requested GPU does not exist (kBadRequest, detail naming the
+// GPUs that do) or the driver failed otherwise (kFailed); every measurement that could not be
+// taken is present with its outcome and `skipped` saying why. The calling thread's CPU affinity is
 // changed while measuring and restored before returning. Not thread-safe: run one at a time.
 BenchRun RunBenchmarks(const BenchOptions& options);
 

@@ -1,6 +1,6 @@
 // RunBenchmarks against the fake libcuda.so.1 (tests/fake_cuda, docs/cuda-scenario.md): figures
-// equal the fake's timing model, sizes follow the plan, failures become skipped measurements with
-// their reason, and a missing driver or device never crashes the run.
+// equal the fake's timing model, sizes follow the plan, failures become measurements with
+// their outcome and reason, and a missing driver or device never crashes the run.
 #include "sources/bench_engine.h"
 
 #include <dlfcn.h>
@@ -9,13 +9,17 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "sources/bench_affinity.h"
 #include "sources/bench_cuda.h"
 #include "sources/bench_gpu_info.h"
+#include "sources/bench_live.h"
 #include "sources/bench_plan.h"
 #include "testing/temp_tree.h"
 
@@ -338,14 +342,6 @@ TEST_F(BenchEngineTest, NoDevice) {
   EXPECT_NE(run.detail.find("CUDA_ERROR_UNKNOWN"), std::string::npos) << run.detail;
 }
 
-TEST_F(BenchEngineTest, UnknownGpuOrdinalIsANote) {
-  UseScenario(Scenario());
-  options_.gpus = {3};
-  const BenchRun run = Run(TinyPlan());
-  EXPECT_EQ(run.state, BenchState::kNoDevice);
-  EXPECT_NE(Notes(run).find("GPU 3 requested"), std::string::npos) << Notes(run);
-}
-
 TEST_F(BenchEngineTest, JitFailureSkipsKernelsWithTheLog) {
   UseScenario(Scenario(R"(, "errors": {"cuModuleLoadDataEx": "CUDA_ERROR_INVALID_PTX"},
                           "jit_error_log": "ptxas fatal : line 12: Unknown symbol")"));
@@ -355,7 +351,8 @@ TEST_F(BenchEngineTest, JitFailureSkipsKernelsWithTheLog) {
   for (const char* id : {"d2d_sm_copy", "sm_triad", "fp32_fma", "launch_rate", "launch_latency"}) {
     const BenchMeasurement* m = Find(run, id);
     ASSERT_NE(m, nullptr) << id;
-    EXPECT_NE(m->skipped.find("PTX kernels unavailable"), std::string::npos) << m->skipped;
+    EXPECT_EQ(m->outcome, BenchOutcome::kFailed) << id;  // a driver failure, not "unavailable"
+    EXPECT_NE(m->skipped.find("PTX kernels could not be loaded"), std::string::npos) << m->skipped;
     EXPECT_NE(m->skipped.find("Unknown symbol"), std::string::npos) << m->skipped;
     EXPECT_TRUE(m->samples.empty());
   }
@@ -369,15 +366,105 @@ TEST_F(BenchEngineTest, GpuFailingMidRunSkipsTheRest) {
   Measured(run, "bidir_pinned");  // before the failure: measured
   const BenchMeasurement* d2d = Find(run, "d2d_copy_engine");
   ASSERT_NE(d2d, nullptr);
-  EXPECT_NE(d2d->skipped.find("failed: cuMemcpyDtoDAsync_v2"), std::string::npos) << d2d->skipped;
+  EXPECT_EQ(d2d->outcome, BenchOutcome::kFailed);
+  EXPECT_TRUE(d2d->skipped.starts_with("cuMemcpyDtoDAsync_v2")) << d2d->skipped;
   EXPECT_NE(d2d->skipped.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << d2d->skipped;
   for (const char* id : {"d2d_sm_copy", "fp32_fma", "launch_latency", "bf16_tensor"}) {
     const BenchMeasurement* m = Find(run, id);
     ASSERT_NE(m, nullptr) << id;
+    EXPECT_EQ(m->outcome, BenchOutcome::kAbandoned) << id;
     EXPECT_NE(m->skipped.find("not run: GPU 0 stopped working during d2d_copy_engine"),
               std::string::npos)
         << id << ": " << m->skipped;
   }
+  ASSERT_EQ(run.gpus.size(), 1u);
+  EXPECT_NE(run.gpus[0].failed.find("during d2d_copy_engine: cuCtxSynchronize"), std::string::npos)
+      << run.gpus[0].failed;
+}
+
+TEST_F(BenchEngineTest, ContextThatCannotBeOpenedFailsTheGpu) {
+  UseScenario(Scenario(R"(, "errors": {"cuDevicePrimaryCtxRetain": "DEVICE_UNAVAILABLE"})"));
+  const BenchRun run = Run(TinyPlan());
+  ASSERT_EQ(run.gpus.size(), 1u);
+  EXPECT_NE(run.gpus[0].failed.find("cuDevicePrimaryCtxRetain"), std::string::npos)
+      << run.gpus[0].failed;
+  EXPECT_NE(run.gpus[0].failed.find("CUDA_ERROR_DEVICE_UNAVAILABLE"), std::string::npos);
+  for (const BenchMeasurement& m : run.measurements) {
+    EXPECT_EQ(m.outcome, BenchOutcome::kAbandoned) << m.id;
+  }
+}
+
+TEST_F(BenchEngineTest, PinnedHostMemoryExhaustedIsIncompleteAndSaysHost) {
+  UseScenario(Scenario(R"(, "errors": {"cuMemHostAlloc": "OUT_OF_MEMORY"})"));
+  const BenchRun run = Run(TinyPlan());
+  const BenchMeasurement* h2d = Find(run, "h2d_pinned");
+  ASSERT_NE(h2d, nullptr);
+  EXPECT_EQ(h2d->outcome, BenchOutcome::kIncomplete);
+  EXPECT_NE(h2d->skipped.find("out of pinned host memory"), std::string::npos) << h2d->skipped;
+  EXPECT_EQ(h2d->skipped.find("device memory"), std::string::npos) << h2d->skipped;
+  Measured(run, "h2d_pageable");  // pageable memory is not pinned: still measured
+}
+
+TEST_F(BenchEngineTest, RequestedGpuThatDoesNotExistIsABadRequest) {
+  UseScenario(Scenario());
+  options_.gpus = {0, 5};
+  const BenchRun run = Run(TinyPlan());
+  EXPECT_EQ(run.state, BenchState::kBadRequest);
+  EXPECT_NE(run.detail.find("--gpus 5"), std::string::npos) << run.detail;
+  EXPECT_NE(run.detail.find("0 (NVIDIA H100 PCIe, 0000:3b:00.0)"), std::string::npos) << run.detail;
+  EXPECT_TRUE(run.measurements.empty());
+}
+
+TEST_F(BenchEngineTest, MissingDriverNamesThePathTried) {
+  options_.cuda_lib = tree_.Path("no/libcuda.so.1");
+  const BenchRun run = Run(TinyPlan());
+  EXPECT_EQ(run.state, BenchState::kDriverMissing);
+  EXPECT_EQ(run.library, tree_.Path("no/libcuda.so.1"));
+  EXPECT_NE(run.detail.find("cannot load " + run.library), std::string::npos) << run.detail;
+}
+
+TEST_F(BenchEngineTest, LiveStateKeepsTheRunSoFarAndTheStep) {
+  UseScenario(Scenario());
+  options_.live = std::make_shared<BenchLive>();
+  const BenchRun run = Run(TinyPlan());
+  ASSERT_EQ(run.state, BenchState::kOk);
+  std::lock_guard<std::mutex> lock(options_.live->mu);
+  EXPECT_EQ(options_.live->step, "done");
+  EXPECT_EQ(options_.live->snapshot.measurements.size(), run.measurements.size());
+  EXPECT_EQ(options_.live->snapshot.gpus.size(), 1u);
+  EXPECT_EQ(options_.live->calls.InFlight().first, nullptr);  // no call in flight after the run
+}
+
+TEST(BenchLiveTest, TimedOutRunKeepsWhatWasMeasuredAndNamesTheCall) {
+  BenchLive live;
+  live.snapshot.mode = "quick";
+  live.snapshot.gpus.push_back(BenchGpu{});
+  BenchMeasurement h2d;
+  h2d.id = "h2d_pinned";
+  h2d.gpu = 0;
+  h2d.median = 53;
+  live.snapshot.measurements.push_back(h2d);
+  live.step = "GPU 0: d2d_copy_engine";
+  live.step_id = "d2d_copy_engine";
+  live.step_gpu = 0;
+  live.step_unit = "GB/s";
+  live.step_started = std::chrono::steady_clock::now() - std::chrono::seconds(2);
+  live.calls.Enter("cuMemcpyDtoDAsync_v2");
+  const BenchRun run = TimedOutRun(live, 300);
+  EXPECT_EQ(run.state, BenchState::kTimedOut);
+  ASSERT_EQ(run.measurements.size(), 2u);
+  EXPECT_DOUBLE_EQ(run.measurements[0].median, 53);
+  EXPECT_EQ(run.measurements[1].id, "d2d_copy_engine");
+  EXPECT_EQ(run.measurements[1].outcome, BenchOutcome::kFailed);
+  EXPECT_NE(run.measurements[1].skipped.find("hung: cuMemcpyDtoDAsync_v2 did not return"),
+            std::string::npos)
+      << run.measurements[1].skipped;
+  // Wall-clock: at least the 2 s the step was started before.
+  EXPECT_TRUE(run.detail.find("step 'GPU 0: d2d_copy_engine' had been running for 2.") == 0 ||
+              run.detail.find("step 'GPU 0: d2d_copy_engine' had been running for 3.") == 0)
+      << run.detail;
+  EXPECT_NE(run.detail.find("inside cuMemcpyDtoDAsync_v2"), std::string::npos) << run.detail;
+  EXPECT_NE(run.detail.find("the 300 s limit of the whole run"), std::string::npos) << run.detail;
 }
 
 TEST_F(BenchEngineTest, FailedCallIsAFailedMeasurement) {
@@ -385,7 +472,8 @@ TEST_F(BenchEngineTest, FailedCallIsAFailedMeasurement) {
   const BenchRun run = Run(TinyPlan());
   const BenchMeasurement* h2d = Find(run, "h2d_pinned");
   ASSERT_NE(h2d, nullptr);
-  EXPECT_NE(h2d->skipped.find("failed: cuMemcpyHtoDAsync_v2"), std::string::npos) << h2d->skipped;
+  EXPECT_EQ(h2d->outcome, BenchOutcome::kFailed);
+  EXPECT_TRUE(h2d->skipped.starts_with("cuMemcpyHtoDAsync_v2")) << h2d->skipped;
   Measured(run, "d2h_pinned");  // the GPU still works: later measurements run
 }
 
@@ -454,7 +542,7 @@ TEST_F(BenchEngineTest, OptionalLibrariesAreSkippedByNameOrFailCleanly) {
   ASSERT_NE(nccl, nullptr);
   EXPECT_EQ(nccl->unit, "GB/s");
   if (Loadable({"libnccl.so.2"})) {
-    EXPECT_NE(nccl->skipped.find("failed: ncclCommInitAll"), std::string::npos) << nccl->skipped;
+    EXPECT_NE(nccl->skipped.find("ncclCommInitAll"), std::string::npos) << nccl->skipped;
   } else {
     EXPECT_NE(nccl->skipped.find("libnccl.so.2 not found"), std::string::npos) << nccl->skipped;
   }

@@ -12,8 +12,13 @@ Status WithShrinkOnce(uint64_t bytes, const std::function<Status(uint64_t)>& fn)
   if (!IsOutOfMemory(st) || bytes < 2) return st;
   Status retry = fn(bytes / 2);
   if (IsOutOfMemory(retry)) {
-    return Unavailable(fmt::format("out of device memory at {} and again at {}: {}",
-                                   FormatBytes(bytes), FormatBytes(bytes / 2), retry.message()));
+    // cuMemHostAlloc runs out of pinned (page-locked) host memory, not of GPU memory.
+    const std::string& why = retry.message();
+    const char* what = why.starts_with("cuMemHostAlloc") ? "pinned host memory"
+                       : why.find("pageable host memory") != std::string::npos ? "host memory"
+                                                                               : "device memory";
+    return Unavailable(fmt::format("out of {} at {} and again at {}: {}", what, FormatBytes(bytes),
+                                   FormatBytes(bytes / 2), retry.message()));
   }
   return retry;
 }

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -103,6 +104,28 @@ std::string LogText(const std::vector<char>& buffer) {
 }
 
 }  // namespace
+
+namespace {
+int64_t MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+}  // namespace
+
+void CudaCallTracker::Enter(const char* name) noexcept {
+  started_ns_.store(MonotonicNs(), std::memory_order_relaxed);
+  name_.store(name, std::memory_order_release);
+}
+
+void CudaCallTracker::Leave() noexcept { name_.store(nullptr, std::memory_order_release); }
+
+std::pair<const char*, double> CudaCallTracker::InFlight() const noexcept {
+  const char* name = name_.load(std::memory_order_acquire);
+  if (name == nullptr) return {nullptr, 0};
+  const int64_t started = started_ns_.load(std::memory_order_relaxed);
+  return {name, static_cast<double>(MonotonicNs() - started) / 1e9};
+}
 
 Result<std::unique_ptr<CudaLibrary>> CudaLibrary::Load(const std::string& path_or_empty) {
   const std::string name = path_or_empty.empty() ? kDefaultLibrary : path_or_empty;

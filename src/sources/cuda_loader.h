@@ -4,15 +4,33 @@
 // and LoadPtxModule, which JIT-compiles PTX and surfaces the JIT error log on failure.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "sources/cuda_api.h"
 #include "util/status.h"
 
 namespace gpuvet {
+
+// The driver call in flight, readable from another thread: `gpuvet bench`'s watchdog names the call
+// a wedged GPU hangs in and says for how long. Lock-free; one tracker per library. With several
+// threads calling at once it shows the latest call entered (the benchmarks call from one thread).
+class CudaCallTracker {
+ public:
+  void Enter(const char* name) noexcept;
+  void Leave() noexcept;
+  // The name of the call in flight and the seconds since it was entered; {nullptr, 0} when none.
+  std::pair<const char*, double> InFlight() const noexcept;
+
+ private:
+  std::atomic<const char*> name_{nullptr};
+  std::atomic<int64_t> started_ns_{0};  // CLOCK_MONOTONIC
+};
 
 // The loaded driver library. Thread-safe to call from any thread (the driver API is). The library
 // is never dlclose'd: the driver starts threads of its own that may outlive any owner.
@@ -31,11 +49,22 @@ class CudaLibrary {
   // The file actually loaded (resolved by the dynamic loader), for the report.
   const std::string& path() const { return path_; }
 
+  // Every later call is entered into `tracker` (may be null: none), which must outlive the
+  // library's use. Set before calls start on other threads.
+  void set_tracker(CudaCallTracker* tracker) { tracker_ = tracker; }
+
   // One method per driver function, named and typed as the exported symbol in cuda.h
   // (cuMemAlloc_v2, not the cuMemAlloc macro); forwards to the library or answers
   // CUDA_ERROR_NOT_FOUND when an optional symbol is absent.
-#define GPUVET_CUDA_METHOD(name, params, args, required) \
-  CUresult name params const { return fns_.name ? fns_.name args : CUDA_ERROR_NOT_FOUND; }
+#define GPUVET_CUDA_METHOD(name, params, args, required)   \
+  CUresult name params const {                             \
+    if (fns_.name == nullptr) return CUDA_ERROR_NOT_FOUND; \
+    if (tracker_ == nullptr) return fns_.name args;        \
+    tracker_->Enter(#name);                                \
+    const CUresult rc = fns_.name args;                    \
+    tracker_->Leave();                                     \
+    return rc;                                             \
+  }
   CUDA_API_FUNCTIONS(GPUVET_CUDA_METHOD)
 #undef GPUVET_CUDA_METHOD
 
@@ -56,6 +85,7 @@ class CudaLibrary {
 
   Functions fns_;
   std::string path_;
+  CudaCallTracker* tracker_ = nullptr;
 };
 
 // The symbolic name from the built-in table ("CUDA_ERROR_INVALID_PTX", "CUDA_SUCCESS");

@@ -7,11 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gpuvet {
 namespace {
@@ -27,7 +30,29 @@ std::string TempDir() {
   return dir.string();
 }
 
-// ptxas from PATH, else the default toolkit location; "" when neither exists.
+// ptxas in the versioned toolkit folders (/usr/local/cuda-13.0/bin, …), newest version first; CI
+// machines may have only a versioned folder and no /usr/local/cuda link. `root` is "/usr/local".
+std::string FindVersionedPtxas(const fs::path& root) {
+  std::vector<std::pair<std::vector<int>, fs::path>> found;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("cuda-")) continue;
+    const fs::path ptxas = e.path() / "bin" / "ptxas";
+    if (access(ptxas.c_str(), X_OK) != 0) continue;
+    std::vector<int> version;  // "13.0" -> {13, 0}; a non-numeric suffix sorts as 0
+    std::stringstream parts(name.substr(5));
+    for (std::string part; std::getline(parts, part, '.');)
+      version.push_back(std::atoi(part.c_str()));
+    found.emplace_back(version, ptxas);
+  }
+  if (found.empty()) return "";
+  std::sort(found.begin(), found.end());
+  return found.back().second.string();
+}
+
+// ptxas from PATH, else the default toolkit location, else the newest /usr/local/cuda-*/bin; ""
+// when none exists.
 std::string FindPtxas() {
   if (const char* path = std::getenv("PATH")) {
     std::stringstream dirs(path);
@@ -37,7 +62,8 @@ std::string FindPtxas() {
       if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
     }
   }
-  return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : "";
+  if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0) return "/usr/local/cuda/bin/ptxas";
+  return FindVersionedPtxas("/usr/local");
 }
 
 std::string ReadAll(const std::string& path) {
@@ -101,12 +127,29 @@ TEST(PtxKernels, FmaLoopHoldsTheDocumentedCount) {
   EXPECT_EQ(count, kFmaPerIteration);
 }
 
+TEST(PtxasSearchTest, FindsTheNewestVersionedToolkit) {
+  const fs::path root = fs::path(TempDir()) / ("usr-local-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  for (const char* v : {"cuda-12.4", "cuda-13.0", "cuda-12.10", "cudnn"}) {
+    fs::create_directories(root / v / "bin");
+    const fs::path ptxas = root / v / "bin" / "ptxas";
+    std::ofstream(ptxas) << "#!/bin/sh\n";
+    fs::permissions(ptxas, fs::perms::owner_all);
+  }
+  EXPECT_EQ(FindVersionedPtxas(root), (root / "cuda-13.0" / "bin" / "ptxas").string());
+  fs::remove_all(root / "cuda-13.0");
+  EXPECT_EQ(FindVersionedPtxas(root), (root / "cuda-12.10" / "bin" / "ptxas").string());
+  fs::remove_all(root);
+  EXPECT_EQ(FindVersionedPtxas(root), "");
+}
+
 class PtxAssemble : public testing::TestWithParam<const char*> {};
 
 TEST_P(PtxAssemble, EveryKernelAssembles) {
   const std::string ptxas = FindPtxas();
   if (ptxas.empty()) {
-    GTEST_SKIP() << "ptxas not found (PATH, /usr/local/cuda/bin): CUDA toolkit not installed, "
+    GTEST_SKIP() << "ptxas not found (PATH, /usr/local/cuda/bin, /usr/local/cuda-*/bin): CUDA "
+                    "toolkit not installed, "
                     "PTX kernels not assembled";
   }
   const std::string arch = GetParam();

@@ -292,6 +292,8 @@ TEST_P(BenchFixtureTest, MatchesGoldenOutputs) {
     exit_codes[i] = r.exit_code;
     scrubbed[i] = ReplaceAll(ReplaceAll(r.out, dir.string(), "<fixture>"), GPUVET_FAKE_CUDA_LIB,
                              "<fake-cuda>");
+    // A hang reports how long the step and the call had been stuck: wall-clock, so scrubbed.
+    scrubbed[i] = std::regex_replace(scrubbed[i], std::regex(R"(\b[0-9]+\.[0-9] s\b)"), "<t> s");
     if (i == 0) report = nlohmann::json::parse(r.out);
   }
   EXPECT_EQ(report["schema"], "gpuvet.bench/v1");
@@ -556,6 +558,20 @@ TEST(CliTest, BenchUsageErrorsExitTwo) {
   EXPECT_EQ(Gpuvet({"bench", "--format", "yaml"}).exit_code, 2);
   EXPECT_EQ(Gpuvet({"bench", "--root", "/nonexistent-root"}).exit_code, 2);
   fs::remove(tmp);
+}
+
+// A GPU the driver does not report is a usage error naming the GPUs that exist, not a healthy run.
+TEST(CliTest, BenchUnknownGpuExitsTwoNamingTheGpus) {
+  const fs::path healthy = BenchFixturesDir() / "healthy-h100";
+  RunResult r = Gpuvet({"bench", "--plan", "tiny", "--gpus", "5", "--cuda-lib",
+                        GPUVET_FAKE_CUDA_LIB, "--root", (healthy / "root").string()},
+                       {"GPUVET_FAKE_CUDA_SCENARIO=" + (healthy / "cuda.json").string(),
+                        "GPUVET_CUBLASLT_LIB=none", "GPUVET_NCCL_LIB=none"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--gpus 5: no such GPU; the driver reports 1 GPU(s): 0 (NVIDIA H100 80GB "
+                       "HBM3, 0000:1b:00.0)"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(CliTest, TraceInputErrors) {

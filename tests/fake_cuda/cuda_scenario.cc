@@ -226,6 +226,11 @@ class Parser {
       if (key == "init") return ErrorCode(v, p, true, &sc->init);
       if (key == "jit_error_log") return String(v, p, &sc->jit_error_log);
       if (key == "jit_info_log") return String(v, p, &sc->jit_info_log);
+      if (key == "corrupt_device_copies") {
+        if (!v.is_boolean()) return Fail(p, "expected true or false");
+        sc->corrupt_device_copies = v.get<bool>();
+        return Status::Ok();
+      }
       if (key == "errors") {
         return Object(v, p, [&](const std::string& fn, const json& ev, const std::string& ep) {
           if (!FunctionNames().contains(fn)) {

@@ -58,6 +58,9 @@ struct Scenario {
   std::set<std::string> hangs;             // functions that never return (a wedged GPU)
   std::string jit_error_log;               // copied into CU_JIT_ERROR_LOG_BUFFER
   std::string jit_info_log;                // copied into CU_JIT_INFO_LOG_BUFFER
+  // Device-to-device copies on one GPU flip the lowest bit of byte 17 of their destination (bad
+  // device memory that reports no error): what the benchmarks' data check must catch.
+  bool corrupt_device_copies = false;
   std::vector<Device> devices;
   std::vector<Peer> p2p;
 };

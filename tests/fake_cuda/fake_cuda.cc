@@ -97,16 +97,26 @@ bool WorksBeforeInit(std::string_view name) {
          name == "cuGetErrorString";
 }
 
-CUresult Prologue(Fake& fake, const char* name, Call* call) {
-  if (WorksBeforeInit(name)) return kContinue;
-  if (fake.current == nullptr || !fake.current->initialised) return CUDA_ERROR_NOT_INITIALIZED;
-  call->w = fake.current;
-  // cuModuleLoadDataEx applies its own injected error, to fill the JIT log too.
-  if (std::string_view(name) == "cuModuleLoadDataEx") return kContinue;
-  // A wedged GPU: the call never returns, holding the driver lock as a real hung call does.
-  if (call->w->scenario.hangs.contains(name)) {
+// A wedged GPU: the call never returns, holding the driver lock as a real hung call does.
+void HangIfListed(const World& w, std::string_view name) {
+  if (w.scenario.hangs.contains(std::string(name))) {
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
+}
+
+CUresult Prologue(Fake& fake, const char* name, Call* call) {
+  if (WorksBeforeInit(name)) {
+    // cuInit and cuDriverGetVersion load the scenario themselves and check for a hang after.
+    if (fake.current != nullptr && std::string_view(name).starts_with("cuGetError")) {
+      HangIfListed(*fake.current, name);
+    }
+    return kContinue;
+  }
+  if (fake.current == nullptr || !fake.current->initialised) return CUDA_ERROR_NOT_INITIALIZED;
+  call->w = fake.current;
+  HangIfListed(*call->w, name);
+  // cuModuleLoadDataEx applies its own injected error, to fill the JIT log too.
+  if (std::string_view(name) == "cuModuleLoadDataEx") return kContinue;
   const auto& errors = call->w->scenario.errors;
   if (auto it = errors.find(name); it != errors.end()) return it->second;
   return kContinue;
@@ -215,6 +225,9 @@ CUresult DtoD(World& w, CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream
   if (from == nullptr || to == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::memmove(reinterpret_cast<void*>(Address(dst)), reinterpret_cast<const void*>(Address(src)),
                bytes);
+  if (w.scenario.corrupt_device_copies && from->device == to->device && bytes > 17) {
+    reinterpret_cast<unsigned char*>(Address(dst))[17] ^= 1;
+  }
   Enqueue(w, *s, DeviceCopyMicros(w, from->device, to->device, bytes));
   return CUDA_SUCCESS;
 }
@@ -333,6 +346,7 @@ CUresult Body_cuInit(Call&, unsigned flags) {
   Fake& fake = TheFake();
   if (CUresult rc = EnsureWorld(fake); rc != CUDA_SUCCESS) return rc;
   World& w = *fake.current;
+  HangIfListed(w, "cuInit");
   if (auto it = w.scenario.errors.find("cuInit"); it != w.scenario.errors.end()) return it->second;
   CUresult rc = w.scenario.init;
   if (rc == CUDA_SUCCESS && w.devices.empty()) rc = CUDA_ERROR_NO_DEVICE;
@@ -344,6 +358,7 @@ CUresult Body_cuDriverGetVersion(Call&, int* version) {
   if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Fake& fake = TheFake();
   if (CUresult rc = EnsureWorld(fake); rc != CUDA_SUCCESS) return rc;
+  HangIfListed(*fake.current, "cuDriverGetVersion");
   *version = fake.current->scenario.driver_version;
   return CUDA_SUCCESS;
 }
