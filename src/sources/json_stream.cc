@@ -97,7 +97,15 @@ const Status& JsonStream::DrainVerifiedSource() {
 }
 
 int JsonStream::PeekSlow() {
+  constexpr uint64_t kEightSpaces = 0x2020202020202020ULL;
   while (true) {
+    // Pretty-printed traces indent every line: skip whole words of spaces first.
+    while (end_ - p_ >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p_, sizeof w);
+      if (w != kEightSpaces) break;
+      p_ += 8;
+    }
     while (p_ < end_ && kTables.space[static_cast<uint8_t>(*p_)]) ++p_;
     if (p_ < end_) return static_cast<uint8_t>(*p_);
     if (!Refill()) return kEnd;
