@@ -28,8 +28,17 @@ class JsonStream {
 
   // The next non-whitespace byte (0-255), not consumed, or kEnd when the input is exhausted.
   int Peek() {
-    // Fast path: the next byte is there and above ' ', so it is not whitespace.
-    if (p_<end_&& static_cast<unsigned char>(*p_)> ' ') return static_cast<unsigned char>(*p_);
+    // Fast paths: the next byte is there and above ' ', so it is not whitespace; or it is the
+    // single space after a ',' or ':' of pretty-printed JSON.
+    if (end_ - p_ >= 2) {
+      const auto c = static_cast<unsigned char>(*p_);
+      if (c > ' ') return c;
+      const auto d = static_cast<unsigned char>(p_[1]);
+      if (c == ' ' && d > ' ') {
+        ++p_;
+        return d;
+      }
+    }
     return PeekSlow();
   }
   // Consumes the byte Peek() returned. Only valid right after Peek() returned a byte.
