@@ -49,12 +49,26 @@ std::string Header(const CheckReport& r) {
   const GpuInventory& g = r.gpus;
   if (g.state == GpuSourceState::kOk) {
     std::map<std::string, int> models;
-    for (const GpuState& gpu : g.gpus) ++models[gpu.name.empty() ? "unnamed GPU" : gpu.name];
+    for (const GpuState& gpu : g.gpus) {
+      // A GPU NVML stopped answering for before its name was read was never asked, not nameless.
+      std::string name = !gpu.name.empty() ? gpu.name
+                         : gpu.abandoned   ? "not read (NVML hung)"
+                                           : "unnamed GPU";
+      ++models[name];
+    }
     std::vector<std::string> parts;
     for (const auto& [name, n] : models) parts.push_back(fmt::format("{} × {}", n, name));
-    out += fmt::format("  GPUs:   {}\n", parts.empty() ? "none" : Join(parts, ", "));
+    std::string captured;
+    if (g.from_capture && g.device_count.has() &&
+        *g.device_count > static_cast<int>(g.gpus.size())) {
+      captured = fmt::format(" (captured {} of {} attached)", g.gpus.size(), *g.device_count);
+    }
+    out += fmt::format("  GPUs:   {}{}\n", parts.empty() ? "none" : Join(parts, ", "), captured);
+    std::string driver = g.driver_version.has()           ? *g.driver_version
+                         : NotInCapture(g.driver_version) ? "not in the capture"
+                                                          : "unknown";
     out += fmt::format(
-        "  driver: {}{}   source: {}\n", g.driver_version.has() ? *g.driver_version : "unknown",
+        "  driver: {}{}   source: {}\n", driver,
         g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version) : "",
         g.origin);
   } else if (g.state == GpuSourceState::kNotRun) {
@@ -92,11 +106,14 @@ std::string Block(const std::string& label, const std::string& text, bool wrap =
 // Subject without the PCI address ("gpu3 (0000:5d:00.0)" -> "gpu3") for grouped lines.
 std::string ShortSubject(const std::string& s) { return s.substr(0, s.find(" (")); }
 
+// "name=value; …". A threshold is what the check expects, not a fact about the value, so it reads
+// "current_gen=1 (expected == max_gen 5)".
 std::string EvidenceText(const Finding& f) {
   std::vector<std::string> ev;
   for (const Evidence& e : f.evidence) {
-    ev.push_back(e.threshold.empty() ? fmt::format("{}={}", e.name, e.value)
-                                     : fmt::format("{}={} ({})", e.name, e.value, e.threshold));
+    ev.push_back(e.threshold.empty()
+                     ? fmt::format("{}={}", e.name, e.value)
+                     : fmt::format("{}={} (expected {})", e.name, e.value, e.threshold));
   }
   return Join(ev, "; ");
 }
@@ -177,6 +194,10 @@ std::string VerdictLine(const CheckReport& r) {
   for (Severity s :
        {Severity::kFail, Severity::kUnknown, Severity::kWarn, Severity::kInfo, Severity::kOk}) {
     if (counts[s]) parts.push_back(fmt::format("{} {}", counts[s], SeverityName(s)));
+  }
+  if (r.findings.empty()) {
+    // Not "healthy": the selected checks found nothing to examine (e.g. --only numa, no GPU).
+    return "verdict: NOTHING CHECKED (the selected checks found nothing to examine here)";
   }
   std::string word;
   if (r.verdict == Severity::kFail) {

@@ -37,7 +37,7 @@ TEST(TextRendererTest, ProblemsInFullOkCondensed) {
   EXPECT_NE(out.find("driver      1 ok"), std::string::npos);
   EXPECT_EQ(out.find("2 GPUs"), std::string::npos) << "ok findings hidden unless verbose";
   EXPECT_NE(out.find("FAIL    pcie.link_width_reduced  gpu1 (0000:3b:00.0)"), std::string::npos);
-  EXPECT_NE(out.find("current_width=8 (== max_width 16)"), std::string::npos);
+  EXPECT_NE(out.find("current_width=8 (expected == max_width 16)"), std::string::npos);
   EXPECT_NE(out.find("decision"), std::string::npos);
   EXPECT_NE(out.find("verdict: UNHEALTHY (1 fail, 1 ok)"), std::string::npos);
   EXPECT_EQ(out.find("\033["), std::string::npos) << "no colour unless asked";
@@ -51,7 +51,9 @@ TEST(TextRendererTest, VerboseAndColour) {
 
 TEST(TextRendererTest, VerdictWords) {
   CheckReport r;
-  EXPECT_EQ(VerdictLine(r), "verdict: HEALTHY (no checks ran)");
+  // No finding at all is not "healthy": nothing was examined (e.g. --only numa without GPUs).
+  EXPECT_EQ(VerdictLine(r),
+            "verdict: NOTHING CHECKED (the selected checks found nothing to examine here)");
   r.findings = {{"cpu.governor", "host", Severity::kWarn, "powersave", {}, "", ""}};
   r.verdict = Severity::kWarn;
   EXPECT_EQ(VerdictLine(r), "verdict: HEALTHY WITH WARNINGS (1 warn)");

@@ -45,5 +45,9 @@ std::string ShortLogTime(const std::string& time);
 // "1.5 GiB" style sizes and "12.3" style numbers for evidence.
 std::string FormatBytes(uint64_t bytes);
 std::string FormatNumber(double v, int decimals = 1);
+// `v` with `digits` significant digits and no trailing zeros, never in exponent form: 0.25 ->
+// "0.25", 2 -> "2", 0.0625 -> "0.0625", 12.345 -> "12.3", 1234.5 -> "1235". For quantities that
+// can be small (CPU cores per GPU), where a fixed decimal would round them to 0.2 or 0.0.
+std::string FormatSignificant(double v, int digits = 3);
 
 }  // namespace gpuvet
