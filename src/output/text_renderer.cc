@@ -106,14 +106,14 @@ std::string Block(const std::string& label, const std::string& text, bool wrap =
 // Subject without the PCI address ("gpu3 (0000:5d:00.0)" -> "gpu3") for grouped lines.
 std::string ShortSubject(const std::string& s) { return s.substr(0, s.find(" (")); }
 
-// "name=value; …". A threshold is what the check expects, not a fact about the value, so it reads
-// "current_gen=1 (expected == max_gen 5)".
-std::string EvidenceText(const Finding& f) {
+// "name=value; …". With `expected`, a threshold reads as what the check expects, not as a fact
+// about the value: "current_gen=1 (expected == max_gen 5)".
+std::string EvidenceText(const Finding& f, bool expected) {
   std::vector<std::string> ev;
   for (const Evidence& e : f.evidence) {
-    ev.push_back(e.threshold.empty()
-                     ? fmt::format("{}={}", e.name, e.value)
-                     : fmt::format("{}={} (expected {})", e.name, e.value, e.threshold));
+    ev.push_back(e.threshold.empty() ? fmt::format("{}={}", e.name, e.value)
+                                     : fmt::format("{}={} ({}{})", e.name, e.value,
+                                                   expected ? "expected " : "", e.threshold));
   }
   return Join(ev, "; ");
 }
@@ -158,7 +158,7 @@ std::string RenderGroup(const Group& g, const TextOptions& opt) {
   out += Block("", f.summary);
   if (f.severity == Severity::kOk && !opt.verbose) return out;
   if (!f.evidence.empty()) {
-    std::string ev = EvidenceText(f);
+    std::string ev = EvidenceText(f, opt.thresholds_are_expectations);
     if (g.members.size() > 1) ev = fmt::format("{}: {}", ShortSubject(f.subject), ev);
     out += Block("evidence", ev);
   }
@@ -233,7 +233,9 @@ std::string RenderFindings(const std::vector<Finding>& findings, const TextOptio
   return out;
 }
 
-std::string RenderText(const CheckReport& r, const TextOptions& opt) {
+std::string RenderText(const CheckReport& r, const TextOptions& options) {
+  TextOptions opt = options;
+  opt.thresholds_are_expectations = true;  // every check threshold is what the check expects
   std::string out = Header(r) + "\n" + RenderFindings(r.findings, opt);
   std::string verdict = VerdictLine(r);
   if (opt.color) verdict = std::string(Colour(r.verdict)) + verdict + "\033[0m";
