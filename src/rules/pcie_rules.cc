@@ -51,7 +51,8 @@ struct Verdict {
   Severity severity = Severity::kOk;
   std::string summary;
   std::vector<Evidence> evidence;
-  std::string decision;  // empty: the catalogue's text
+  std::string decision;   // empty: the catalogue's text
+  std::string meaning{};  // empty: the catalogue's text (initialised: most verdicts omit it)
 };
 
 Activity ActivityOf(const GpuState* gpu, const Thresholds& t) {
@@ -157,6 +158,15 @@ std::optional<Verdict> WidthVerdict(const LinkPair& p) {
   std::vector<Evidence> ev = {
       {"current_width", std::to_string(p.current), fmt::format("== max_width {}", p.max)},
       {"source", p.source, ""}};
+  if (p.current == 0 && p.max > 0) {
+    return Verdict{
+        Severity::kFail,
+        fmt::format("PCIe link down (x0 on a x{} link): the device below is gone", p.max), ev,
+        "Drain the node; reboot, and reseat or replace the GPU or riser if the link "
+        "stays down.",
+        "The link has no lanes up: the device below no longer answers (a GPU that fell "
+        "off the bus, or a link that never trained) and is lost to every job."};
+  }
   if (p.current < p.max) {
     return Verdict{
         Severity::kFail, fmt::format("PCIe x{} on a x{} link", p.current, p.max), ev, {}};
@@ -276,6 +286,7 @@ Finding ToFinding(std::string_view id, std::string subject, Verdict v) {
   Finding f =
       MakeFinding(id, std::move(subject), v.severity, std::move(v.summary), std::move(v.evidence));
   f.decision = std::move(v.decision);
+  f.meaning = std::move(v.meaning);
   return f;
 }
 
