@@ -92,6 +92,28 @@ TEST(CaptureRules, FieldsMissingFromACaptureAreUnknownNotSilent) {
             "ECC mode not in the capture: cannot tell whether ECC is on");
 }
 
+// RunRules gives every such unknown a meaning about the gap, not the catalogue's problem text.
+TEST(CaptureRules, GapsExplainTheCaptureNotTheProblem) {
+  GpuInventory inv = Capture({SparseGpu()}, 1);
+  HostState host;
+  std::vector<Finding> fs = RunRules(CheckInput{host, inv}, Policy{});
+  Finding thermal = OnlyFinding(fs, "thermal.margin", kSubject);
+  EXPECT_NE(thermal.meaning.find("The capture does not contain"), std::string::npos);
+  EXPECT_NE(thermal.decision.find("nvidia-smi -q -x"), std::string::npos);
+}
+
+// A garbled field of a capture is a field that could not be parsed, not a failed NVML call.
+TEST(CaptureRules, GarbledFieldIsNotAnNvmlCall) {
+  GpuState g = test::HealthyGpu(0, "0000:01:00.0");
+  g.failures.push_back(
+      {"pci/pci_bus_id", "gpu[0]/pci/pci_bus_id: cannot parse 'x' as a PCI address", false});
+  Finding f = OnlyFinding(RunAll(Capture({g}, 1)), "gpu.query_failed", kSubject);
+  EXPECT_EQ(f.summary,
+            "1 field(s) of the capture could not be parsed: pci/pci_bus_id; checks that need them "
+            "are unknown");
+  EXPECT_EQ(f.meaning.find("did not return"), std::string::npos) << f.meaning;
+}
+
 TEST(CaptureRules, NotSupportedInTheCaptureStaysNotSupported) {
   GpuState g = test::HealthyGpu(0, "0000:01:00.0");
   g.ecc_enabled = Reading<bool>::Unsupported("nvidia-smi reports N/A");

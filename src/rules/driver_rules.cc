@@ -348,12 +348,26 @@ void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
       // The first timed-out call on this GPU, or the note of the skipped one that names the hang.
       std::string why = calls.empty() ? "an NVML call hung" : gpu.failures.front().message;
       summary = fmt::format("NVML stopped answering ({}): this GPU's checks did not run", why);
+    } else if (g.from_capture) {
+      // A capture has no calls: its "failures" are fields whose text could not be parsed.
+      summary = fmt::format(
+          "{} field(s) of the capture could not be parsed: {}; checks that need "
+          "them are unknown",
+          calls.size(), Join(calls, ", "));
     } else {
       summary = fmt::format("{} NVML call(s) failed: {}; checks that need them are unknown",
                             calls.size(), Join(calls, ", "));
     }
-    out.push_back(
-        MakeFinding("gpu.query_failed", GpuSubject(gpu), Severity::kUnknown, summary, ev));
+    Finding f = MakeFinding("gpu.query_failed", GpuSubject(gpu), Severity::kUnknown, summary, ev);
+    if (g.from_capture && !gpu.abandoned) {
+      f.meaning =
+          "nvidia-smi wrote a value gpuvet cannot read in the capture (garbled, truncated or an "
+          "error text in place of the value).";
+      f.decision =
+          "Check the element named in the evidence; ask for a fresh capture if the file was "
+          "edited or cut.";
+    }
+    out.push_back(std::move(f));
   }
   if (!g.failures.empty()) {
     std::vector<std::string> calls;

@@ -83,4 +83,14 @@ std::string FormatSignificant(double v, int digits) {
   return s == "-0" ? "0" : s;
 }
 
+void ExplainCaptureGap(Finding& f) {
+  f.meaning =
+      "The capture does not contain the values this check needs (nvidia-smi of an older driver, "
+      "or a trimmed capture), so it could not be judged; nothing says the GPU has this problem "
+      "or not.";
+  f.decision =
+      "Ask for a full capture from a current driver (`nvidia-smi -q -x > capture.xml` on the "
+      "node), or run `gpuvet check` on the node itself.";
+}
+
 }  // namespace gpuvet
