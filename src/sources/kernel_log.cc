@@ -157,6 +157,10 @@ Result<std::string> ReadLogPath(const std::string& path, const std::string& show
   return data;
 }
 
+// Bounds that keep the wall-clock arithmetic far from overflow (year 5138; 300 years of uptime).
+constexpr int64_t kMaxEpochS = 100'000'000'000;
+constexpr double kMaxUptimeS = 1e10;
+
 // The boot time in Unix seconds from the "btime" line of /proc/stat, or nullopt.
 std::optional<int64_t> BootTime(const HostPaths& paths) {
   Result<std::string> stat = ReadFile(paths.Proc("stat"), 1 << 20);
@@ -164,7 +168,7 @@ std::optional<int64_t> BootTime(const HostPaths& paths) {
   for (std::string_view line : Split(*stat, '\n')) {
     if (!StartsWith(line, "btime ")) continue;
     std::optional<int64_t> v = ParseInt(Trim(line.substr(6)));
-    if (v && *v > 0) return v;
+    if (v && *v > 0 && *v < kMaxEpochS) return v;
   }
   return std::nullopt;
 }
@@ -177,7 +181,7 @@ void DateKmsgRecords(std::vector<KernelLogRecord>& records, std::optional<int64_
     if (r.monotonic_s < 0 || r.time.empty() ||
         !std::isdigit(static_cast<unsigned char>(r.time.front())))
       continue;
-    if (!boot_time) {
+    if (!boot_time || r.monotonic_s >= kMaxUptimeS) {
       r.time += " s after boot";
       continue;
     }

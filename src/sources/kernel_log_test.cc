@@ -244,6 +244,11 @@ TEST(KernelLogReadTest, KmsgTimesBecomeWallClockWithTheBootTime) {
   state = ReadKernelLog(HostPaths(tree.root()), tree.Path("saved.kmsg"));
   ASSERT_EQ(state.xids.size(), 1u);
   EXPECT_EQ(state.xids[0].first_time, "227.996662 s after boot");
+  // A garbled btime is not used.
+  tree.Write("proc/stat", "btime 99999999999999999999\n");
+  state = ReadKernelLog(HostPaths(tree.root()), "");
+  ASSERT_EQ(state.xids.size(), 1u);
+  EXPECT_EQ(state.xids[0].first_time, "227.996662 s after boot");
 }
 
 TEST(KernelLogReadTest, MissingKmsgIsUnsupported) {
