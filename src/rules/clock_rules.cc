@@ -179,7 +179,7 @@ void CheckSmClock(const GpuState& gpu, const Activity& activity, const Threshold
   NoteNotInCapture(gpu.sm_clock_max_mhz, "sm_clock_max_mhz", errors);
   if (!errors.empty()) {
     out.push_back(MakeFinding("clocks.sm_below_max", subject, Severity::kUnknown,
-                              "SM clock unreadable: " + Join(errors, "; "), ev));
+                              "SM clock unknown: " + Join(errors, "; "), ev));
     return;
   }
   if (!gpu.sm_clock_mhz.has() || !gpu.sm_clock_max_mhz.has() || *gpu.sm_clock_max_mhz <= 0) {
@@ -235,7 +235,7 @@ void CheckThermalMargin(const GpuState& gpu, const Thresholds& t, std::vector<Fi
   NoteNotInCapture(gpu.slowdown_temperature_c, "slowdown_temperature_c", errors);
   if (!errors.empty()) {
     out.push_back(MakeFinding("thermal.margin", subject, Severity::kUnknown,
-                              "temperature unreadable: " + Join(errors, "; ")));
+                              "temperature margin unknown: " + Join(errors, "; ")));
     return;
   }
   if (!gpu.temperature_c.has() || !gpu.slowdown_temperature_c.has()) return;
@@ -272,7 +272,7 @@ void CheckPowerLimit(const GpuState& gpu, const Thresholds& t, std::vector<Findi
   NoteNotInCapture(gpu.default_power_limit_w, "default_power_limit_w", errors);
   if (!errors.empty()) {
     out.push_back(MakeFinding("power.limit", subject, Severity::kUnknown,
-                              "power limit unreadable: " + Join(errors, "; ")));
+                              "power limit unknown: " + Join(errors, "; ")));
     return;
   }
   if (!gpu.power_limit_w.has() || !gpu.default_power_limit_w.has()) return;

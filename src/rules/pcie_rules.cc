@@ -151,7 +151,7 @@ std::optional<Verdict> WidthVerdict(const LinkPair& p) {
     case LinkPair::State::kSkip:
       return std::nullopt;
     case LinkPair::State::kError:
-      return Verdict{Severity::kUnknown, "PCIe link width unreadable: " + p.error, {}, {}};
+      return Verdict{Severity::kUnknown, "PCIe link width unknown: " + p.error, {}, {}};
     case LinkPair::State::kValue:
       break;
   }
@@ -184,7 +184,7 @@ std::optional<Verdict> GenVerdict(const LinkPair& p, const Activity& activity) {
     case LinkPair::State::kSkip:
       return std::nullopt;
     case LinkPair::State::kError:
-      return Verdict{Severity::kUnknown, "PCIe link generation unreadable: " + p.error, {}, {}};
+      return Verdict{Severity::kUnknown, "PCIe link generation unknown: " + p.error, {}, {}};
     case LinkPair::State::kValue:
       break;
   }
