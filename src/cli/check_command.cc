@@ -130,7 +130,11 @@ int RunCheck(const CheckFlags& in_flags) {
       return UsageError(
           "check",
           fmt::format("{} selects no check that `gpuvet check` runs{}; `gpuvet checks` lists them",
-                      what, offline ? " on a --nvidia-smi-xml capture" : ""));
+                      what,
+                      offline_log ? " on a --nvidia-smi-xml capture"
+                      : offline   ? " on a --nvidia-smi-xml capture (xid and kernel need the "
+                                    "capture's --kernel-log)"
+                                  : ""));
     }
   }
   if (flags.format != "text" && flags.format != "json") {

@@ -720,6 +720,11 @@ TEST(CliTest, SelectionsThatSelectNothing) {
     EXPECT_EQ(r.exit_code, 2) << sel[1];
     EXPECT_NE(r.err.find("selects no check"), std::string::npos) << r.err;
   }
+  // On a capture, the kernel-log areas need the capture's kernel log: the error says so.
+  const std::string capture = std::string(GPUVET_FIXTURES_DIR) + "/offline-capture/capture.xml";
+  RunResult xid = Gpuvet({"check", "--nvidia-smi-xml", capture, "--only", "xid"});
+  EXPECT_EQ(xid.exit_code, 2);
+  EXPECT_NE(xid.err.find("need the capture's --kernel-log"), std::string::npos) << xid.err;
   // A valid selection with nothing to examine on this node is not "healthy".
   RunResult r = Gpuvet({"check", "--root", std::string(GPUVET_FIXTURES_DIR) + "/no-gpu/root",
                         "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--only", "numa"});
