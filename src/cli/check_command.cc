@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <utility>
 
 #include "cli/cli_util.h"
 #include "core/catalogue.h"
@@ -22,6 +23,7 @@
 #include "output/text_renderer.h"
 #include "rules/rules.h"
 #include "sources/host_source.h"
+#include "sources/kernel_log.h"
 #include "sources/nvidia_smi_xml.h"
 #include "sources/nvml_source.h"
 #include "util/file.h"
@@ -45,6 +47,10 @@ bool IsGpuArea(std::string_view area) {
   return false;
 }
 
+// Areas judged from the kernel log alone (Xid, kernel signals, and whether the log was read):
+// with --nvidia-smi-xml they run on the capture's --kernel-log.
+bool IsKernelLogArea(std::string_view area) { return area == "xid" || area == "kernel"; }
+
 std::string AreaOf(const std::string& id) { return id.substr(0, id.find('.')); }
 
 bool Matches(const std::vector<std::string>& selectors, const std::string& id) {
@@ -63,6 +69,29 @@ std::vector<std::string> SplitSelectors(const std::vector<std::string>& raw) {
     }
   }
   return out;
+}
+
+// Areas of the catalogue that belong to other commands (`gpuvet trace`, `gpuvet bench`).
+bool IsOtherCommandArea(std::string_view area) { return area == "trace" || area == "bench"; }
+
+// Whether a finding of `area` is reported: a capture from another host has only GPU areas, plus
+// the kernel-log areas when its kernel log was given.
+bool AreaRuns(std::string_view area, bool offline, bool offline_log) {
+  if (IsOtherCommandArea(area)) return false;
+  return !offline || IsGpuArea(area) || (offline_log && IsKernelLogArea(area));
+}
+
+// The check ids --only and --skip leave to run (flags.only/skip already split).
+std::vector<std::string_view> SelectedIds(const CheckFlags& flags, bool offline, bool offline_log) {
+  std::vector<std::string_view> ids;
+  for (const CatalogueEntry& e : Catalogue()) {
+    const std::string id(e.id);
+    if (!AreaRuns(e.area, offline, offline_log)) continue;
+    if (!flags.only.empty() && !Matches(flags.only, id)) continue;
+    if (Matches(flags.skip, id)) continue;
+    ids.push_back(e.id);
+  }
+  return ids;
 }
 
 // Seconds since the epoch of an ISO 8601 UTC timestamp ("2026-01-01T00:00:00Z", as NowIso and
@@ -88,6 +117,24 @@ int RunCheck(const CheckFlags& in_flags) {
             "check",
             fmt::format("'{}' is neither a check id nor an area; `gpuvet checks` lists them", s));
       }
+    }
+  }
+  const bool offline = !flags.nvidia_smi_xml.empty();
+  const bool offline_log = offline && !flags.kernel_log.empty();
+  if (!flags.only.empty() || !flags.skip.empty()) {
+    std::vector<std::string_view> selected = SelectedIds(flags, offline, offline_log);
+    if (selected.empty()) {
+      std::string what = flags.only.empty() ? "" : "--only " + Join(flags.only, ",");
+      if (!flags.skip.empty())
+        what += (what.empty() ? "" : " ") + ("--skip " + Join(flags.skip, ","));
+      return UsageError(
+          "check",
+          fmt::format("{} selects no check that `gpuvet check` runs{}; `gpuvet checks` lists them",
+                      what,
+                      offline_log ? " on a --nvidia-smi-xml capture"
+                      : offline   ? " on a --nvidia-smi-xml capture (xid and kernel need the "
+                                    "capture's --kernel-log)"
+                                  : ""));
     }
   }
   if (flags.format != "text" && flags.format != "json") {
@@ -131,11 +178,37 @@ int RunCheck(const CheckFlags& in_flags) {
   report.generated_at = flags.now.empty() ? NowIso() : flags.now;
   report.policy_source = policy.source;
 
-  const bool offline = !flags.nvidia_smi_xml.empty();
   if (offline) {
+    // The capture comes from another host: this host's /proc, /sys and environment say nothing
+    // about it. Only the capture's own kernel log (--kernel-log) can join it.
+    for (auto [set, flag] :
+         {std::pair{!flags.root.empty(), "--root"}, std::pair{flags.pid != 0, "--pid"},
+          std::pair{!flags.env_file.empty(), "--env-file"}}) {
+      if (set) {
+        return UsageError(
+            "check", fmt::format("{} reads a live node and cannot apply to --nvidia-smi-xml (a "
+                                 "capture from another host); give the capture's kernel log "
+                                 "with --kernel-log, or check the node without the capture",
+                                 flag));
+      }
+    }
     auto inv = LoadNvidiaSmiXml(flags.nvidia_smi_xml);
     if (!inv.ok()) return UsageError("check", inv.status().message());
     report.gpus = std::move(inv).value();
+    if (report.gpus.gpus.empty()) {
+      const Reading<int>& attached = report.gpus.device_count;
+      return UsageError("check",
+                        fmt::format("{}: the capture holds no <gpu> element{}: nothing to check",
+                                    flags.nvidia_smi_xml,
+                                    attached.has() && *attached > 0
+                                        ? fmt::format(" (attached_gpus says {})", *attached)
+                                        : ""));
+    }
+    if (!flags.kernel_log.empty()) {
+      // Xid and other kernel signals of the captured host, matched to the capture's GPUs by PCI
+      // address.
+      report.host.kernel_log = ReadKernelLog(paths, flags.kernel_log);
+    }
   } else {
     NvmlOptions nvml;
     nvml.library_path = flags.nvml_lib;
@@ -157,7 +230,7 @@ int RunCheck(const CheckFlags& in_flags) {
   CheckInput input{report.host, report.gpus};
   for (Finding& f : RunRules(input, policy)) {
     std::string area = AreaOf(f.id);
-    if (offline && !IsGpuArea(area)) continue;
+    if (!AreaRuns(area, offline, offline_log)) continue;
     if (!flags.only.empty() && !Matches(flags.only, f.id)) continue;
     if (Matches(flags.skip, f.id)) continue;
     report.findings.push_back(std::move(f));
@@ -209,7 +282,8 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
                   "Check this process: NUMA placement, cgroup limits, whether it uses a GPU")
       ->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--nvidia-smi-xml", flags->nvidia_smi_xml,
-                  "Run the GPU checks on a saved `nvidia-smi -q -x` capture instead of NVML");
+                  "Run the GPU checks on a saved `nvidia-smi -q -x` capture instead of NVML (with "
+                  "--kernel-log, also the Xid and kernel-log checks on that log)");
   cmd->add_option("--now", flags->now, "Timestamp to print instead of the clock (tests)");
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));

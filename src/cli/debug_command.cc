@@ -56,6 +56,10 @@ void AddDebugCommand(CLI::App& app, int* exit_code) {
   dump->add_option("--nvml-lib", flags->nvml_lib, "Path of libnvidia-ml.so.1 to load")
       ->envname("GPUVET_NVML_LIB");
   dump->add_option("--nvml-timeout-ms", flags->timeout_ms, "Per-call timeout");
+  // Its own exit codes: the inherited footer would promise check's healthy/unhealthy meanings.
+  dump->footer(
+      "Exit codes: 0 scenario written, 2 usage error, NVML unavailable or output not writable, "
+      "3 internal error.");
   dump->callback([flags, exit_code] { *exit_code = DumpNvml(*flags); });
 }
 

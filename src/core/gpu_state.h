@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/reading.h"
@@ -131,7 +132,21 @@ struct GpuInventory {
   Reading<int> device_count;            // what the driver reports (may exceed gpus.size())
   std::vector<GpuState> gpus;
   std::vector<CallFailure> failures;  // system-level call failures
+  // Read from a saved `nvidia-smi -q -x` capture, not a live driver: GPUs the capture does not
+  // hold were not captured (not lost), and a field it lacks was not recorded (unknown).
+  bool from_capture = false;
 };
+
+// The Unsupported note the capture reader gives a field whose element the capture lacks (an older
+// or sparse capture), as opposed to the "N/A" / "Not Supported" nvidia-smi prints for a field the
+// GPU does not offer. Rules report such a field as unknown, not as "not supported".
+inline constexpr std::string_view kNotInCapture = "not in capture";
+
+// True for a Reading the capture reader left Unsupported because its element is absent.
+template <typename T>
+bool NotInCapture(const Reading<T>& r) {
+  return r.unsupported() && r.note == kNotInCapture;
+}
 
 // "12.4" from 12040.
 std::string FormatCudaVersion(int v);

@@ -53,7 +53,10 @@ class PolicyReader {
   }
 
  private:
-  Status Error(const toml::node& n, const std::string& what) {
+  // `n` is the node at fault, or for an unknown key the key itself, so the column points at the
+  // key's name rather than its value.
+  template <typename NodeOrKey>
+  Status Error(const NodeOrKey& n, const std::string& what) {
     return InvalidInput(Where(file_, n.source()) + ": " + what);
   }
 
@@ -98,7 +101,7 @@ class PolicyReader {
         if (Status s = ReadInt(node, "gpu.expected_count", 0, 1024, v); !s.ok()) return s;
         policy_.expected_gpu_count = static_cast<int>(v);
       } else {
-        return Error(node,
+        return Error(key,
                      fmt::format("unknown key 'gpu.{}'; expected 'expected_count'", key.str()));
       }
     }
@@ -123,9 +126,9 @@ class PolicyReader {
             !s.ok())
           return s;
       } else {
-        return Error(node, fmt::format("unknown key 'driver.{}'; expected 'allowed_versions', "
-                                       "'allowed_cuda_versions' or 'allowed_vbios_versions'",
-                                       key.str()));
+        return Error(key, fmt::format("unknown key 'driver.{}'; expected 'allowed_versions', "
+                                      "'allowed_cuda_versions' or 'allowed_vbios_versions'",
+                                      key.str()));
       }
     }
     return Status::Ok();
@@ -186,8 +189,8 @@ class PolicyReader {
         known = true;
       }
       if (!known) {
-        return Error(node, fmt::format("unknown key 'thresholds.{}' (docs/policy.md lists them)",
-                                       key.str()));
+        return Error(
+            key, fmt::format("unknown key 'thresholds.{}' (docs/policy.md lists them)", key.str()));
       }
     }
     return Status::Ok();
@@ -196,7 +199,7 @@ class PolicyReader {
   Status ReadChecks(const toml::table& t) {
     for (auto&& [key, node] : t) {
       if (key.str() != "skip") {
-        return Error(node, fmt::format("unknown key 'checks.{}'; expected 'skip'", key.str()));
+        return Error(key, fmt::format("unknown key 'checks.{}'; expected 'skip'", key.str()));
       }
       std::vector<std::string> skip;
       if (Status s = ReadStrings(node, "checks.skip", skip); !s.ok()) return s;
@@ -282,7 +285,7 @@ class PolicyReader {
         known = true;
       }
       if (!known) {
-        return Error(node,
+        return Error(key,
                      fmt::format("unknown key 'bench.{}' (docs/policy.md lists them)", key.str()));
       }
     }
@@ -323,7 +326,7 @@ class PolicyReader {
         known = true;
       }
       if (!known) {
-        return Error(node,
+        return Error(key,
                      fmt::format("unknown key 'fleet.{}' (docs/policy.md lists them)", key.str()));
       }
     }

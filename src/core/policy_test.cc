@@ -49,12 +49,19 @@ void ExpectError(const char* text, const char* fragment) {
   EXPECT_NE(p.status().message().find(fragment), std::string::npos) << p.status().message();
 }
 
+TEST(PolicyTest, UnknownKeyPointsAtTheKey) {
+  // Column 3 is the key's first character, not the value's (column 19).
+  ExpectError("[thresholds]\n  temperature_margin = 3\n", "bad.toml:2:3: unknown key");
+  ExpectError("[gpu]\nexpected_cnt = 8\n", "bad.toml:2:1: unknown key 'gpu.expected_cnt'");
+}
+
 TEST(PolicyTest, ErrorsCarryPosition) {
   ExpectError("[gpu]\nexpected_count = \"eight\"\n", "bad.toml:2:");
   ExpectError("[gpu]\nexpected_count = \"eight\"\n", "must be an integer");
   ExpectError("[gpu\n", "bad.toml:1:");
   ExpectError("[gpus]\nexpected_count = 8\n", "unknown table [gpus]");
-  ExpectError("[thresholds]\ntemperature_margin = 3\n", "unknown key 'thresholds.temperature_margin'");
+  ExpectError("[thresholds]\ntemperature_margin = 3\n",
+              "unknown key 'thresholds.temperature_margin'");
   ExpectError("[thresholds]\npower_limit_min_ratio = 3\n", "between 0 and 1");
   ExpectError("[checks]\nskip = [\"pcie.nope\"]\n", "'pcie.nope' is neither");
   ExpectError("[severity]\n\"ecc.mode\" = \"critical\"\n", "must be one of");

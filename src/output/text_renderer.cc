@@ -49,12 +49,26 @@ std::string Header(const CheckReport& r) {
   const GpuInventory& g = r.gpus;
   if (g.state == GpuSourceState::kOk) {
     std::map<std::string, int> models;
-    for (const GpuState& gpu : g.gpus) ++models[gpu.name.empty() ? "unnamed GPU" : gpu.name];
+    for (const GpuState& gpu : g.gpus) {
+      // A GPU NVML stopped answering for before its name was read was never asked, not nameless.
+      std::string name = !gpu.name.empty() ? gpu.name
+                         : gpu.abandoned   ? "not read (NVML hung)"
+                                           : "unnamed GPU";
+      ++models[name];
+    }
     std::vector<std::string> parts;
     for (const auto& [name, n] : models) parts.push_back(fmt::format("{} × {}", n, name));
-    out += fmt::format("  GPUs:   {}\n", parts.empty() ? "none" : Join(parts, ", "));
+    std::string captured;
+    if (g.from_capture && g.device_count.has() &&
+        *g.device_count > static_cast<int>(g.gpus.size())) {
+      captured = fmt::format(" (captured {} of {} attached)", g.gpus.size(), *g.device_count);
+    }
+    out += fmt::format("  GPUs:   {}{}\n", parts.empty() ? "none" : Join(parts, ", "), captured);
+    std::string driver = g.driver_version.has()           ? *g.driver_version
+                         : NotInCapture(g.driver_version) ? "not in the capture"
+                                                          : "unknown";
     out += fmt::format(
-        "  driver: {}{}   source: {}\n", g.driver_version.has() ? *g.driver_version : "unknown",
+        "  driver: {}{}   source: {}\n", driver,
         g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version) : "",
         g.origin);
   } else if (g.state == GpuSourceState::kNotRun) {
@@ -92,11 +106,14 @@ std::string Block(const std::string& label, const std::string& text, bool wrap =
 // Subject without the PCI address ("gpu3 (0000:5d:00.0)" -> "gpu3") for grouped lines.
 std::string ShortSubject(const std::string& s) { return s.substr(0, s.find(" (")); }
 
-std::string EvidenceText(const Finding& f) {
+// "name=value; …". With `expected`, a threshold reads as what the check expects, not as a fact
+// about the value: "current_gen=1 (expected == max_gen 5)".
+std::string EvidenceText(const Finding& f, bool expected) {
   std::vector<std::string> ev;
   for (const Evidence& e : f.evidence) {
     ev.push_back(e.threshold.empty() ? fmt::format("{}={}", e.name, e.value)
-                                     : fmt::format("{}={} ({})", e.name, e.value, e.threshold));
+                                     : fmt::format("{}={} ({}{})", e.name, e.value,
+                                                   expected ? "expected " : "", e.threshold));
   }
   return Join(ev, "; ");
 }
@@ -141,7 +158,7 @@ std::string RenderGroup(const Group& g, const TextOptions& opt) {
   out += Block("", f.summary);
   if (f.severity == Severity::kOk && !opt.verbose) return out;
   if (!f.evidence.empty()) {
-    std::string ev = EvidenceText(f);
+    std::string ev = EvidenceText(f, opt.thresholds_are_expectations);
     if (g.members.size() > 1) ev = fmt::format("{}: {}", ShortSubject(f.subject), ev);
     out += Block("evidence", ev);
   }
@@ -178,6 +195,10 @@ std::string VerdictLine(const CheckReport& r) {
        {Severity::kFail, Severity::kUnknown, Severity::kWarn, Severity::kInfo, Severity::kOk}) {
     if (counts[s]) parts.push_back(fmt::format("{} {}", counts[s], SeverityName(s)));
   }
+  if (r.findings.empty()) {
+    // Not "healthy": the selected checks found nothing to examine (e.g. --only numa, no GPU).
+    return "verdict: NOTHING CHECKED (the selected checks found nothing to examine here)";
+  }
   std::string word;
   if (r.verdict == Severity::kFail) {
     word = "UNHEALTHY";
@@ -212,7 +233,9 @@ std::string RenderFindings(const std::vector<Finding>& findings, const TextOptio
   return out;
 }
 
-std::string RenderText(const CheckReport& r, const TextOptions& opt) {
+std::string RenderText(const CheckReport& r, const TextOptions& options) {
+  TextOptions opt = options;
+  opt.thresholds_are_expectations = true;  // every check threshold is what the check expects
   std::string out = Header(r) + "\n" + RenderFindings(r.findings, opt);
   std::string verdict = VerdictLine(r);
   if (opt.color) verdict = std::string(Colour(r.verdict)) + verdict + "\033[0m";

@@ -12,6 +12,10 @@ namespace gpuvet {
 struct TextOptions {
   bool color = false;    // ANSI colours (callers decide: TTY and NO_COLOR)
   bool verbose = false;  // list every ok finding and the meaning of every problem
+  // Evidence thresholds are what the check expects ("current_gen=1 (expected == max_gen 5)"), as
+  // in `gpuvet check` (RenderText sets it); off, they print bare ("(>= 60.0 %)"), as the trace
+  // verdict's classification criteria, which are not expectations, need.
+  bool thresholds_are_expectations = false;
 };
 
 std::string RenderText(const CheckReport& report, const TextOptions& options);

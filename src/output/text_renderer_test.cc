@@ -37,10 +37,35 @@ TEST(TextRendererTest, ProblemsInFullOkCondensed) {
   EXPECT_NE(out.find("driver      1 ok"), std::string::npos);
   EXPECT_EQ(out.find("2 GPUs"), std::string::npos) << "ok findings hidden unless verbose";
   EXPECT_NE(out.find("FAIL    pcie.link_width_reduced  gpu1 (0000:3b:00.0)"), std::string::npos);
-  EXPECT_NE(out.find("current_width=8 (== max_width 16)"), std::string::npos);
+  EXPECT_NE(out.find("current_width=8 (expected == max_width 16)"), std::string::npos);
   EXPECT_NE(out.find("decision"), std::string::npos);
   EXPECT_NE(out.find("verdict: UNHEALTHY (1 fail, 1 ok)"), std::string::npos);
   EXPECT_EQ(out.find("\033["), std::string::npos) << "no colour unless asked";
+}
+
+// Trace verdict criteria share RenderFindings but are not expectations: printed bare there.
+TEST(TextRendererTest, ThresholdsReadAsExpectationsOnlyInCheckReports) {
+  std::string findings = RenderFindings(Sample().findings, {});
+  EXPECT_NE(findings.find("current_width=8 (== max_width 16)"), std::string::npos) << findings;
+  EXPECT_EQ(findings.find("expected"), std::string::npos) << findings;
+}
+
+// Header lines say what happened: GPUs never asked (NVML hung first) and a partial capture.
+TEST(TextRendererTest, HeaderNamesUnreadGpusAndPartialCaptures) {
+  CheckReport r = Sample();
+  r.gpus.gpus[1].name.clear();
+  r.gpus.gpus[1].abandoned = true;
+  std::string out = RenderText(r, {});
+  EXPECT_NE(out.find("GPUs:   1 × NVIDIA H100, 1 × not read (NVML hung)"), std::string::npos)
+      << out;
+  r = Sample();
+  r.gpus.from_capture = true;
+  r.gpus.device_count = Reading<int>::Of(4);
+  r.gpus.driver_version = Reading<std::string>::Unsupported(std::string(kNotInCapture));
+  out = RenderText(r, {});
+  EXPECT_NE(out.find("GPUs:   2 × NVIDIA H100 (captured 2 of 4 attached)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("driver: not in the capture"), std::string::npos) << out;
 }
 
 TEST(TextRendererTest, VerboseAndColour) {
@@ -51,7 +76,9 @@ TEST(TextRendererTest, VerboseAndColour) {
 
 TEST(TextRendererTest, VerdictWords) {
   CheckReport r;
-  EXPECT_EQ(VerdictLine(r), "verdict: HEALTHY (no checks ran)");
+  // No finding at all is not "healthy": nothing was examined (e.g. --only numa without GPUs).
+  EXPECT_EQ(VerdictLine(r),
+            "verdict: NOTHING CHECKED (the selected checks found nothing to examine here)");
   r.findings = {{"cpu.governor", "host", Severity::kWarn, "powersave", {}, "", ""}};
   r.verdict = Severity::kWarn;
   EXPECT_EQ(VerdictLine(r), "verdict: HEALTHY WITH WARNINGS (1 warn)");

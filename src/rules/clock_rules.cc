@@ -17,17 +17,21 @@ struct Activity {
 };
 
 Activity ActivityOf(const GpuState& gpu, const Thresholds& t) {
-  const std::string threshold = fmt::format(">= busy_util_pct {} is busy", t.busy_util_pct);
   if (!gpu.gpu_util_pct.has()) {
     std::string why = gpu.gpu_util_pct.note.empty() ? "not read" : gpu.gpu_util_pct.note;
     return {false, {"gpu_util_pct", fmt::format("unknown ({}): treated as idle", why), ""}};
   }
   const int util = *gpu.gpu_util_pct;
   if (gpu.clock_event_reasons.has() && (*gpu.clock_event_reasons & clock_reason::kGpuIdle)) {
-    return {false,
-            {"gpu_util_pct", fmt::format("{} (GPU idle clock reason set)", util), threshold}};
+    return {false, {"gpu_util_pct", fmt::format("{} (idle: GPU idle clock reason set)", util), ""}};
   }
-  return {util >= t.busy_util_pct, {"gpu_util_pct", std::to_string(util), threshold}};
+  // The busy threshold classifies the GPU; it is not an expectation of the value.
+  const bool busy = util >= t.busy_util_pct;
+  return {busy,
+          {"gpu_util_pct",
+           fmt::format("{} ({}: busy at >= busy_util_pct {})", util, busy ? "busy" : "idle",
+                       t.busy_util_pct),
+           ""}};
 }
 
 // Reasons that lower clocks for a cause another finding reports (so a low clock is explained).
@@ -49,6 +53,14 @@ std::string ReasonNames(uint64_t bits) {
   return Join(names, ", ");
 }
 
+// Adds "name: field not in the capture" for a reading a saved capture lacks, so the check reports
+// unknown instead of disappearing.
+template <typename T>
+void NoteNotInCapture(const Reading<T>& r, std::string_view name,
+                      std::vector<std::string>& errors) {
+  if (NotInCapture(r)) errors.push_back(fmt::format("{}: field not in the capture", name));
+}
+
 Evidence ReasonsEvidence(uint64_t bits) {
   return {"clock_event_reasons", fmt::format("{:#x}", bits), ""};
 }
@@ -67,6 +79,13 @@ void CheckThrottle(const GpuState& gpu, const Activity& activity, std::vector<Fi
     for (const char* id : kThrottleIds) {
       out.push_back(MakeFinding(id, subject, Severity::kUnknown,
                                 "clock event reasons unreadable: " + reasons.note));
+    }
+    return;
+  }
+  if (NotInCapture(reasons)) {
+    for (const char* id : kThrottleIds) {
+      out.push_back(MakeFinding(id, subject, Severity::kUnknown,
+                                "clock event reasons: field not in the capture"));
     }
     return;
   }
@@ -156,9 +175,11 @@ void CheckSmClock(const GpuState& gpu, const Activity& activity, const Threshold
   if (gpu.sm_clock_max_mhz.error()) {
     errors.push_back("sm_clock_max_mhz: " + gpu.sm_clock_max_mhz.note);
   }
+  NoteNotInCapture(gpu.sm_clock_mhz, "sm_clock_mhz", errors);
+  NoteNotInCapture(gpu.sm_clock_max_mhz, "sm_clock_max_mhz", errors);
   if (!errors.empty()) {
     out.push_back(MakeFinding("clocks.sm_below_max", subject, Severity::kUnknown,
-                              "SM clock unreadable: " + Join(errors, "; "), ev));
+                              "SM clock unknown: " + Join(errors, "; "), ev));
     return;
   }
   if (!gpu.sm_clock_mhz.has() || !gpu.sm_clock_max_mhz.has() || *gpu.sm_clock_max_mhz <= 0) {
@@ -210,9 +231,11 @@ void CheckThermalMargin(const GpuState& gpu, const Thresholds& t, std::vector<Fi
   if (gpu.slowdown_temperature_c.error()) {
     errors.push_back("slowdown_temperature_c: " + gpu.slowdown_temperature_c.note);
   }
+  NoteNotInCapture(gpu.temperature_c, "temperature_c", errors);
+  NoteNotInCapture(gpu.slowdown_temperature_c, "slowdown_temperature_c", errors);
   if (!errors.empty()) {
     out.push_back(MakeFinding("thermal.margin", subject, Severity::kUnknown,
-                              "temperature unreadable: " + Join(errors, "; ")));
+                              "temperature margin unknown: " + Join(errors, "; ")));
     return;
   }
   if (!gpu.temperature_c.has() || !gpu.slowdown_temperature_c.has()) return;
@@ -245,9 +268,11 @@ void CheckPowerLimit(const GpuState& gpu, const Thresholds& t, std::vector<Findi
   if (gpu.default_power_limit_w.error()) {
     errors.push_back("default_power_limit_w: " + gpu.default_power_limit_w.note);
   }
+  NoteNotInCapture(gpu.power_limit_w, "power_limit_w", errors);
+  NoteNotInCapture(gpu.default_power_limit_w, "default_power_limit_w", errors);
   if (!errors.empty()) {
     out.push_back(MakeFinding("power.limit", subject, Severity::kUnknown,
-                              "power limit unreadable: " + Join(errors, "; ")));
+                              "power limit unknown: " + Join(errors, "; ")));
     return;
   }
   if (!gpu.power_limit_w.has() || !gpu.default_power_limit_w.has()) return;

@@ -66,7 +66,12 @@ std::string Subject(const CheckInput& in, std::string_view var) {
 void CheckCudaVisible(const CheckInput& in, const std::string& value, const VisibleGpus& gpus,
                       std::vector<Finding>& out) {
   std::vector<Evidence> ev = {{"CUDA_VISIBLE_DEVICES", value.empty() ? "(empty)" : value, ""}};
-  if (gpus.count >= 0) ev.push_back({"gpus_here", std::to_string(gpus.count), gpus.from});
+  if (gpus.count >= 0) {
+    // Where the count comes from is a fact, not a threshold (text output reads thresholds as
+    // expectations).
+    ev.push_back({"gpus_here", std::to_string(gpus.count), ""});
+    ev.push_back({"gpus_counted_by", gpus.from, ""});
+  }
   std::string_view v = Trim(value);
   if (v.empty() || v == "-1" || v == "none" || v == "NoDevFiles") {
     out.push_back(MakeFinding("container.visible_devices", Subject(in, "CUDA_VISIBLE_DEVICES"),
@@ -110,7 +115,12 @@ void CheckNvidiaVisible(const CheckInput& in, const std::string& value, const Vi
                         std::vector<Finding>& out) {
   const bool inside = in.host.container.in_container;
   std::vector<Evidence> ev = {{"NVIDIA_VISIBLE_DEVICES", value.empty() ? "(empty)" : value, ""}};
-  if (gpus.count >= 0) ev.push_back({"gpus_here", std::to_string(gpus.count), gpus.from});
+  if (gpus.count >= 0) {
+    // Where the count comes from is a fact, not a threshold (text output reads thresholds as
+    // expectations).
+    ev.push_back({"gpus_here", std::to_string(gpus.count), ""});
+    ev.push_back({"gpus_counted_by", gpus.from, ""});
+  }
   std::string subject = Subject(in, "NVIDIA_VISIBLE_DEVICES");
   std::string_view v = Trim(value);
   if (v.empty() || v == "void" || v == "none") {

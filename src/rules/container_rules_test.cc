@@ -87,6 +87,7 @@ TEST(ContainerRulesTest, CudaVisibleDevicesCases) {
             "GPU(s) here); CUDA stops at the first bad entry and will use 1 GPU(s)");
   EXPECT_EQ(EvidenceValue(f, "gpus_cuda_will_use"), "1");
   EXPECT_EQ(EvidenceValue(f, "gpus_here"), "2");
+  EXPECT_EQ(EvidenceValue(f, "gpus_counted_by"), "NVML");  // a fact, not a threshold
 }
 
 TEST(ContainerRulesTest, IndicesCheckedAgainstPciWhenNvmlDidNotAnswer) {

@@ -33,9 +33,11 @@ void CheckLoaded(const CheckInput& in, std::vector<Finding>& out) {
     case GpuSourceState::kNotRun:
       return;
     case GpuSourceState::kOk: {
+      std::string driver = g.driver_version.has()           ? *g.driver_version
+                           : NotInCapture(g.driver_version) ? "version not in the capture"
+                                                            : "unknown";
       std::string summary = fmt::format(
-          "{} GPU(s) via {}; driver {}{}", g.gpus.size(), g.origin,
-          g.driver_version.has() ? *g.driver_version : "unknown",
+          "{} GPU(s) via {}; driver {}{}", g.gpus.size(), g.origin, driver,
           g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version) : "");
       out.push_back(MakeFinding("driver.loaded", "host", Severity::kOk, summary, ev));
       return;
@@ -81,11 +83,26 @@ void CheckLoaded(const CheckInput& in, std::vector<Finding>& out) {
       out.push_back(std::move(f));
       return;
     }
-    case GpuSourceState::kHung:
+    case GpuSourceState::kHung: {
       ev.push_back({"detail", g.detail, ""});
-      out.push_back(MakeFinding("driver.loaded", "host", Severity::kUnknown,
-                                "NVML did not answer: " + g.detail, ev));
+      Finding f = MakeFinding("driver.loaded", "host", Severity::kUnknown,
+                              "NVML did not answer: " + g.detail, ev);
+      // A hang is not a missing driver: the library loaded and called into the kernel module,
+      // which did not come back.
+      f.meaning =
+          "The NVIDIA library loaded but a call into the driver did not return in time: the "
+          "driver or a GPU is wedged" +
+          std::string(in.host.nvidia_module_version.has()
+                          ? " (the kernel module is loaded: /proc/driver/nvidia/version exists)."
+                          : ".") +
+          " Every CUDA program on this node is likely to hang the same way.";
+      f.decision =
+          "Drain the node; capture `nvidia-bug-report.sh` (and `dmesg` for Xid lines) while it "
+          "is wedged; then reset the GPUs (`nvidia-smi -r`, needs no running GPU processes) or "
+          "reboot. Do not reinstall the driver: it is loaded.";
+      out.push_back(std::move(f));
       return;
+    }
   }
 }
 
@@ -95,6 +112,23 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
   const GpuInventory& g = in.gpus;
   if (g.state != GpuSourceState::kOk) return;
   int enumerated = static_cast<int>(g.gpus.size());
+  if (g.from_capture && g.device_count.has() && *g.device_count > enumerated) {
+    // `nvidia-smi -q -x -i N` captures one GPU of several: the others were not asked, not lost.
+    Finding f = MakeFinding(
+        "driver.gpus_visible", "host", Severity::kInfo,
+        fmt::format("capture holds {} of {} attached GPUs; the others were not captured",
+                    enumerated, *g.device_count),
+        {{"attached_gpus", std::to_string(*g.device_count), ""},
+         {"gpus_in_capture", std::to_string(enumerated), ""}});
+    f.meaning =
+        "The driver of the captured host listed more GPUs than the capture holds, as when "
+        "`nvidia-smi -q -x -i N` captures a single GPU. Only the GPUs in the capture were checked.";
+    f.decision =
+        "To check every GPU, ask for a capture of all of them: `nvidia-smi -q -x > capture.xml` "
+        "(no -i).";
+    out.push_back(std::move(f));
+    return;
+  }
   if (g.device_count.has() && *g.device_count > enumerated) {
     out.push_back(MakeFinding(
         "driver.gpus_visible", "host", Severity::kFail,
@@ -112,9 +146,15 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
   }
   std::set<std::string> seen;
   int unidentified = 0;  // GPUs the driver lists but whose address could not be read
+  int never_asked = 0;   // of those, GPUs NVML stopped answering for before they were asked
+  std::string hang;      // what hung, from the first such GPU
   for (const GpuState& gpu : g.gpus) {
     if (gpu.pci_bus_id.empty()) {
       ++unidentified;
+      if (gpu.abandoned) {
+        ++never_asked;
+        if (hang.empty() && !gpu.failures.empty()) hang = gpu.failures.front().message;
+      }
     } else {
       seen.insert(gpu.pci_bus_id);
     }
@@ -133,11 +173,28 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
   if (!missing.empty() && static_cast<int>(missing.size()) <= unidentified) {
     ev.push_back({"not_matched", Join(missing, ", "), ""});
     ev.push_back({"gpus_without_address", std::to_string(unidentified), ""});
+    const char* verb = missing.size() == 1 ? "is" : "are";
+    if (never_asked == unidentified) {
+      // NVML hung before these GPUs were asked anything: say so, not that they failed to answer.
+      if (!hang.empty()) ev.push_back({"first_skipped_call", hang, ""});
+      Finding f = MakeFinding(
+          "driver.gpus_visible", "host", Severity::kUnknown,
+          fmt::format("NVML stopped answering before {} GPU(s) were asked for their PCI address, "
+                      "so it is unknown whether {} {} visible to the driver",
+                      unidentified, Join(missing, ", "), verb),
+          ev);
+      f.meaning =
+          "An NVML call hung on an earlier GPU, so the driver was not asked about these; "
+          "nothing says they are missing.";
+      f.decision = "See gpu.query_failed for the call that hung and what to do about it.";
+      out.push_back(std::move(f));
+      return;
+    }
     out.push_back(MakeFinding(
         "driver.gpus_visible", "host", Severity::kUnknown,
         fmt::format("{} GPU(s) could not report their PCI address, so it is unknown whether {} "
                     "{} visible to the driver",
-                    unidentified, Join(missing, ", "), missing.size() == 1 ? "is" : "are"),
+                    unidentified, Join(missing, ", "), verb),
         ev));
     return;
   }
@@ -291,12 +348,26 @@ void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
       // The first timed-out call on this GPU, or the note of the skipped one that names the hang.
       std::string why = calls.empty() ? "an NVML call hung" : gpu.failures.front().message;
       summary = fmt::format("NVML stopped answering ({}): this GPU's checks did not run", why);
+    } else if (g.from_capture) {
+      // A capture has no calls: its "failures" are fields whose text could not be parsed.
+      summary = fmt::format(
+          "{} field(s) of the capture could not be parsed: {}; checks that need "
+          "them are unknown",
+          calls.size(), Join(calls, ", "));
     } else {
       summary = fmt::format("{} NVML call(s) failed: {}; checks that need them are unknown",
                             calls.size(), Join(calls, ", "));
     }
-    out.push_back(
-        MakeFinding("gpu.query_failed", GpuSubject(gpu), Severity::kUnknown, summary, ev));
+    Finding f = MakeFinding("gpu.query_failed", GpuSubject(gpu), Severity::kUnknown, summary, ev);
+    if (g.from_capture && !gpu.abandoned) {
+      f.meaning =
+          "nvidia-smi wrote a value gpuvet cannot read in the capture (garbled, truncated or an "
+          "error text in place of the value).";
+      f.decision =
+          "Check the element named in the evidence; ask for a fresh capture if the file was "
+          "edited or cut.";
+    }
+    out.push_back(std::move(f));
   }
   if (!g.failures.empty()) {
     std::vector<std::string> calls;

@@ -96,7 +96,14 @@ TEST(DriverRulesTest, HungInitIsUnknown) {
   Fixture f = Healthy();
   f.gpus.state = GpuSourceState::kHung;
   f.gpus.detail = "nvmlInit_v2 did not return within 2000 ms";
-  EXPECT_NE(Find(f.Run(), "driver.loaded", Severity::kUnknown), nullptr);
+  auto out = f.Run();
+  const Finding* loaded = Find(out, "driver.loaded", Severity::kUnknown);
+  ASSERT_NE(loaded, nullptr);
+  // A wedged driver is loaded: the advice is drain, bug report, reset, not "install the driver".
+  EXPECT_EQ(loaded->decision.find("modprobe"), std::string::npos) << loaded->decision;
+  EXPECT_NE(loaded->decision.find("nvidia-bug-report.sh"), std::string::npos) << loaded->decision;
+  EXPECT_NE(loaded->decision.find("Drain"), std::string::npos) << loaded->decision;
+  EXPECT_NE(loaded->meaning.find("/proc/driver/nvidia/version"), std::string::npos);
 }
 
 TEST(DriverRulesTest, GpuMissingFromDriverFails) {
@@ -198,7 +205,13 @@ TEST(DriverRulesTest, AbandonedGpusAreUnknownNotMissing) {
                                      "nvmlDeviceGetHandleByIndex_v2: skipped: nvmlX hung earlier",
                                      true});
   auto out = f.Run();
-  EXPECT_NE(Find(out, "driver.gpus_visible", Severity::kUnknown), nullptr);
+  const Finding* visible = Find(out, "driver.gpus_visible", Severity::kUnknown);
+  ASSERT_NE(visible, nullptr);
+  // gpu1 was never asked for its address: say so, not that it "could not report" it.
+  EXPECT_EQ(visible->summary,
+            "NVML stopped answering before 1 GPU(s) were asked for their PCI address, so it is "
+            "unknown whether 0000:86:00.0 is visible to the driver");
+  EXPECT_EQ(visible->decision.find("Xid 79"), std::string::npos);
   const Finding* q = Find(out, "gpu.query_failed", Severity::kUnknown);
   ASSERT_NE(q, nullptr);
   EXPECT_NE(q->summary.find("NVML stopped answering"), std::string::npos);

@@ -34,6 +34,12 @@ void CheckMode(const GpuState& gpu, const std::string& subject, std::vector<Find
         MakeFinding("ecc.mode", subject, Severity::kUnknown, "ECC mode unreadable: " + mode.note));
     return;
   }
+  if (NotInCapture(mode)) {
+    out.push_back(MakeFinding("ecc.mode", subject, Severity::kUnknown,
+                              "ECC mode not in the capture: cannot tell whether ECC is on",
+                              {{"ecc_mode/current_ecc", "absent from the capture", ""}}));
+    return;
+  }
   if (mode.unsupported()) {
     out.push_back(MakeFinding("ecc.mode", subject, Severity::kOk,
                               "ECC not supported by this GPU: not applicable",
@@ -63,6 +69,12 @@ void CheckMode(const GpuState& gpu, const std::string& subject, std::vector<Find
 void CheckVolatile(const GpuState& gpu, const std::string& subject, const Thresholds& t,
                    std::vector<Finding>& out) {
   const Reading<uint64_t>& dbe = gpu.ecc_uncorrected_volatile;
+  if (gpu.ecc_enabled.has() && *gpu.ecc_enabled && NotInCapture(dbe) &&
+      NotInCapture(gpu.ecc_corrected_volatile)) {
+    out.push_back(MakeFinding("ecc.volatile_dbe", subject, Severity::kUnknown,
+                              "ECC is enabled but its error counts are not in the capture"));
+    return;
+  }
   if (dbe.error()) {
     out.push_back(MakeFinding("ecc.volatile_dbe", subject, Severity::kUnknown,
                               "volatile uncorrectable ECC count unreadable: " + dbe.note));
@@ -152,8 +164,9 @@ void CheckRetiredPages(const GpuState& gpu, const std::string& subject, const Th
   }
   std::vector<std::string> problems;
   if (total >= t.retired_pages_fail) {
-    problems.push_back(
-        fmt::format("{} retired pages, at the {} limit", total, t.retired_pages_fail));
+    problems.push_back(fmt::format("{} retired pages, {} the {} limit", total,
+                                   total == t.retired_pages_fail ? "at" : "over",
+                                   t.retired_pages_fail));
   }
   if (pending) problems.push_back("retirement pending: reset the GPU to retire");
   if (!problems.empty()) {
@@ -200,8 +213,10 @@ void CheckRowRemap(const GpuState& gpu, const std::string& subject, const Thresh
   std::vector<std::string> problems;
   if (failure) problems.push_back("row remap failed: no spare rows left");
   if (n_uncorr >= t.remapped_rows_uncorrectable_fail) {
-    problems.push_back(fmt::format("{} rows remapped for uncorrectable errors, at the {} limit",
-                                   n_uncorr, t.remapped_rows_uncorrectable_fail));
+    problems.push_back(fmt::format("{} rows remapped for uncorrectable errors, {} the {} limit",
+                                   n_uncorr,
+                                   n_uncorr == t.remapped_rows_uncorrectable_fail ? "at" : "over",
+                                   t.remapped_rows_uncorrectable_fail));
   }
   // A pending remap fails (not warns): the faulty row stays in use, unprotected, until a reset.
   if (pending) problems.push_back("remap pending: reset the GPU to apply it");

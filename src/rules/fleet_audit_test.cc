@@ -343,7 +343,7 @@ TEST(FleetPolicyTest, FleetTableAndVbiosAllowList) {
   auto bad = ParsePolicy("[fleet]\nthermal_share = 0.1\n", "p.toml");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "p.toml:2:17: unknown key 'fleet.thermal_share' (docs/policy.md lists them)");
+            "p.toml:2:1: unknown key 'fleet.thermal_share' (docs/policy.md lists them)");
   EXPECT_FALSE(ParsePolicy("[fleet]\nthermal_share_warn = 2\n", "p.toml").ok());
   EXPECT_FALSE(ParsePolicy("[fleet]\nmin_pool_nodes = 1\n", "p.toml").ok());
 }

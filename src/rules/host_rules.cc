@@ -214,25 +214,25 @@ void CheckCpuQuota(const CheckInput& in, const Thresholds& t, std::vector<Findin
   }
   const double cores = *cg.cpu_quota_cores;
   const int gpus = VisibleGpuCount(in);
-  std::vector<Evidence> ev = {{"cpu_quota_cores", FormatNumber(cores), ""},
+  std::vector<Evidence> ev = {{"cpu_quota_cores", FormatSignificant(cores), ""},
                               {"visible_gpus", std::to_string(gpus), ""}};
   if (gpus == 0) {
     out.push_back(MakeFinding(
         kId, subject, Severity::kOk,
-        fmt::format("CPU quota {} cores; no visible GPUs to share it", FormatNumber(cores)),
+        fmt::format("CPU quota {} cores; no visible GPUs to share it", FormatSignificant(cores)),
         std::move(ev)));
     return;
   }
   const double per_gpu = cores / gpus;
-  ev.push_back(
-      {"cores_per_gpu", FormatNumber(per_gpu), ">= " + FormatNumber(t.cpu_cores_per_gpu_min)});
+  ev.push_back({"cores_per_gpu", FormatSignificant(per_gpu),
+                ">= " + FormatSignificant(t.cpu_cores_per_gpu_min)});
   const Severity sev = per_gpu < t.cpu_cores_per_gpu_min ? Severity::kWarn : Severity::kOk;
-  out.push_back(
-      MakeFinding(kId, subject, sev,
-                  fmt::format("CPU quota {} cores for {} GPU{} = {} per GPU (minimum {})",
-                              FormatNumber(cores), gpus, gpus == 1 ? "" : "s",
-                              FormatNumber(per_gpu), FormatNumber(t.cpu_cores_per_gpu_min)),
-                  std::move(ev)));
+  out.push_back(MakeFinding(
+      kId, subject, sev,
+      fmt::format("CPU quota {} cores for {} GPU{} = {} per GPU (minimum {})",
+                  FormatSignificant(cores), gpus, gpus == 1 ? "" : "s", FormatSignificant(per_gpu),
+                  FormatSignificant(t.cpu_cores_per_gpu_min)),
+      std::move(ev)));
 }
 
 // cgroup.memory_limit: limit against policy.memory_per_gpu_min_gib × visible GPUs.

@@ -1,5 +1,6 @@
 // Tests for CheckHost over hand-built host states: every finding id (numa, cpu, cgroup, memory,
 // device, process) through its ok, warn/fail/info and unknown branches.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -171,6 +172,31 @@ TEST(HostRulesTest, Governor) {
   EXPECT_NE(f.summary.find("cpufreq not exposed"), std::string::npos);
 }
 
+// Small quotas keep their digits: 2 cores for 8 GPUs is 0.25 per GPU, not 0.2 (or 0.0).
+TEST(HostRulesTest, CpuQuotaPerGpuIsNotRoundedAway) {
+  HostState h = HealthyHost();
+  h.cgroup.cpu_unlimited = false;
+  h.cgroup.cpu_quota_cores = Reading<double>::Of(2);
+  std::vector<GpuState> gpus;
+  for (int i = 0; i < 8; ++i)
+    gpus.push_back(test::HealthyGpu(i, fmt::format("0000:{:02x}:00.0", i + 1)));
+  Finding f = OnlyFinding(Check(h, test::InventoryOf(gpus)), "cgroup.cpu_quota");
+  EXPECT_EQ(f.summary, "CPU quota 2 cores for 8 GPUs = 0.25 per GPU (minimum 4)");
+  h.cgroup.cpu_quota_cores = Reading<double>::Of(0.3);
+  f = OnlyFinding(Check(h, test::InventoryOf(gpus)), "cgroup.cpu_quota");
+  EXPECT_EQ(f.summary, "CPU quota 0.3 cores for 8 GPUs = 0.0375 per GPU (minimum 4)");
+}
+
+TEST(HostRulesTest, FormatSignificant) {
+  EXPECT_EQ(FormatSignificant(0.25), "0.25");
+  EXPECT_EQ(FormatSignificant(2), "2");
+  EXPECT_EQ(FormatSignificant(0.0625), "0.0625");
+  EXPECT_EQ(FormatSignificant(12.345), "12.3");
+  EXPECT_EQ(FormatSignificant(1234.6), "1235");  // no exponent form
+  EXPECT_EQ(FormatSignificant(0), "0");
+  EXPECT_EQ(FormatSignificant(-1.5), "-1.5");
+}
+
 TEST(HostRulesTest, CpuQuota) {
   HostState h = HealthyHost();
   h.cgroup.cpu_unlimited = false;
@@ -178,7 +204,7 @@ TEST(HostRulesTest, CpuQuota) {
   Finding f = OnlyFinding(Check(h, TwoGpus()), "cgroup.cpu_quota");
   EXPECT_EQ(f.severity, Severity::kWarn);
   EXPECT_EQ(f.subject, "cgroup /job");
-  EXPECT_EQ(f.summary, "CPU quota 6.0 cores for 2 GPUs = 3.0 per GPU (minimum 4.0)");
+  EXPECT_EQ(f.summary, "CPU quota 6 cores for 2 GPUs = 3 per GPU (minimum 4)");
 
   h.cgroup.cpu_quota_cores = Reading<double>::Of(8);
   EXPECT_EQ(OnlyFinding(Check(h, TwoGpus()), "cgroup.cpu_quota").severity, Severity::kOk);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include "rules/rules.h"
 #include "util/strings.h"
@@ -50,13 +51,13 @@ struct Verdict {
   Severity severity = Severity::kOk;
   std::string summary;
   std::vector<Evidence> evidence;
-  std::string decision;  // empty: the catalogue's text
+  std::string decision;   // empty: the catalogue's text
+  std::string meaning{};  // empty: the catalogue's text (initialised: most verdicts omit it)
 };
 
 Activity ActivityOf(const GpuState* gpu, const Thresholds& t) {
-  const std::string threshold = fmt::format(">= busy_util_pct {} is busy", t.busy_util_pct);
   if (gpu == nullptr) {
-    return {false, {"gpu_util_pct", "unknown (GPU source did not run): treated as idle", ""}};
+    return {false, {"gpu_util_pct", "unknown (no NVML reading): treated as idle", ""}};
   }
   if (!gpu->gpu_util_pct.has()) {
     std::string why = gpu->gpu_util_pct.note.empty() ? "not read" : gpu->gpu_util_pct.note;
@@ -64,10 +65,15 @@ Activity ActivityOf(const GpuState* gpu, const Thresholds& t) {
   }
   const int util = *gpu->gpu_util_pct;
   if (gpu->clock_event_reasons.has() && (*gpu->clock_event_reasons & clock_reason::kGpuIdle)) {
-    return {false,
-            {"gpu_util_pct", fmt::format("{} (GPU idle clock reason set)", util), threshold}};
+    return {false, {"gpu_util_pct", fmt::format("{} (idle: GPU idle clock reason set)", util), ""}};
   }
-  return {util >= t.busy_util_pct, {"gpu_util_pct", std::to_string(util), threshold}};
+  // The busy threshold classifies the GPU; it is not an expectation of the value.
+  const bool busy = util >= t.busy_util_pct;
+  return {busy,
+          {"gpu_util_pct",
+           fmt::format("{} ({}: busy at >= busy_util_pct {})", util, busy ? "busy" : "idle",
+                       t.busy_util_pct),
+           ""}};
 }
 
 std::optional<int> GenFromSpeed(double gts) {
@@ -80,6 +86,7 @@ std::optional<int> GenFromSpeed(double gts) {
 template <typename T>
 void NoteError(const Reading<T>& r, std::string_view name, std::vector<std::string>& errors) {
   if (r.error()) errors.push_back(fmt::format("{}: {}", name, r.note));
+  if (NotInCapture(r)) errors.push_back(fmt::format("{}: field not in the capture", name));
 }
 
 LinkPair Finish(const std::vector<std::string>& errors) {
@@ -144,13 +151,22 @@ std::optional<Verdict> WidthVerdict(const LinkPair& p) {
     case LinkPair::State::kSkip:
       return std::nullopt;
     case LinkPair::State::kError:
-      return Verdict{Severity::kUnknown, "PCIe link width unreadable: " + p.error, {}, {}};
+      return Verdict{Severity::kUnknown, "PCIe link width unknown: " + p.error, {}, {}};
     case LinkPair::State::kValue:
       break;
   }
   std::vector<Evidence> ev = {
       {"current_width", std::to_string(p.current), fmt::format("== max_width {}", p.max)},
       {"source", p.source, ""}};
+  if (p.current == 0 && p.max > 0) {
+    return Verdict{
+        Severity::kFail,
+        fmt::format("PCIe link down (x0 on a x{} link): the device below is gone", p.max), ev,
+        "Drain the node; reboot, and reseat or replace the GPU or riser if the link "
+        "stays down.",
+        "The link has no lanes up: the device below no longer answers (a GPU that fell "
+        "off the bus, or a link that never trained) and is lost to every job."};
+  }
   if (p.current < p.max) {
     return Verdict{
         Severity::kFail, fmt::format("PCIe x{} on a x{} link", p.current, p.max), ev, {}};
@@ -168,7 +184,7 @@ std::optional<Verdict> GenVerdict(const LinkPair& p, const Activity& activity) {
     case LinkPair::State::kSkip:
       return std::nullopt;
     case LinkPair::State::kError:
-      return Verdict{Severity::kUnknown, "PCIe link generation unreadable: " + p.error, {}, {}};
+      return Verdict{Severity::kUnknown, "PCIe link generation unknown: " + p.error, {}, {}};
     case LinkPair::State::kValue:
       break;
   }
@@ -250,12 +266,16 @@ std::optional<Verdict> AerUncorrectedVerdict(const PciFunction& fn) {
   std::vector<Evidence> ev = {{"fatal_total", std::to_string(fn.aer->fatal), "== 0"},
                               {"nonfatal_total", std::to_string(fn.aer->nonfatal), "== 0"}};
   if (fn.aer->fatal > 0) {
-    return Verdict{
-        Severity::kFail, fmt::format("{} fatal uncorrectable AER errors", fn.aer->fatal), ev, {}};
+    return Verdict{Severity::kFail,
+                   fmt::format("{} fatal uncorrectable AER error{}", fn.aer->fatal,
+                               fn.aer->fatal == 1 ? "" : "s"),
+                   ev,
+                   {}};
   }
   if (fn.aer->nonfatal > 0) {
     return Verdict{Severity::kWarn,
-                   fmt::format("{} non-fatal uncorrectable AER errors", fn.aer->nonfatal),
+                   fmt::format("{} non-fatal uncorrectable AER error{}", fn.aer->nonfatal,
+                               fn.aer->nonfatal == 1 ? "" : "s"),
                    ev,
                    {}};
   }
@@ -266,6 +286,7 @@ Finding ToFinding(std::string_view id, std::string subject, Verdict v) {
   Finding f =
       MakeFinding(id, std::move(subject), v.severity, std::move(v.summary), std::move(v.evidence));
   f.decision = std::move(v.decision);
+  f.meaning = std::move(v.meaning);
   return f;
 }
 
@@ -302,6 +323,11 @@ void CheckReplay(const Target& t, const Thresholds& th, const HostState& host,
   if (r.error()) {
     out.push_back(MakeFinding("pcie.replay_counter", t.subject, Severity::kUnknown,
                               "PCIe replay counter unreadable: " + r.note));
+    return;
+  }
+  if (NotInCapture(r)) {
+    out.push_back(MakeFinding("pcie.replay_counter", t.subject, Severity::kUnknown,
+                              "PCIe replay counter: field not in the capture"));
     return;
   }
   if (!r.has()) return;
@@ -380,11 +406,25 @@ void CheckTarget(const Target& t, const HostState& host, const Thresholds& th,
 void CheckPcie(const CheckInput& in, const Policy& policy, std::vector<Finding>& out) {
   const Thresholds& th = policy.thresholds;
   if (in.gpus.state == GpuSourceState::kOk) {
+    std::set<std::string> checked;  // PCI addresses whose sysfs link and AER were checked
     for (const GpuState& gpu : in.gpus.gpus) {
       if (!Evaluable(gpu)) continue;  // gpu.lost / gpu.query_failed report it
-      CheckTarget({GpuSubject(gpu), fmt::format("gpu{}", gpu.index), &gpu,
-                   FindPci(in.host, gpu.pci_bus_id)},
-                  in.host, th, out);
+      const GpuPciTopology* topo = FindPci(in.host, gpu.pci_bus_id);
+      if (topo != nullptr) checked.insert(topo->gpu.address);
+      CheckTarget({GpuSubject(gpu), fmt::format("gpu{}", gpu.index), &gpu, topo}, in.host, th, out);
+    }
+    // NVIDIA functions NVML did not answer for (lost, hung, or fallen off the bus): their sysfs
+    // link state and AER counters, and those of their upstream bridge, still say what happened.
+    if (!in.host.pci_gpus.has()) return;
+    for (const GpuPciTopology& topo : *in.host.pci_gpus) {
+      if (checked.count(topo.gpu.address)) continue;
+      std::string subject = "pci " + topo.gpu.address, short_name = subject;
+      for (const GpuState& gpu : in.gpus.gpus) {
+        if (gpu.pci_bus_id != topo.gpu.address) continue;
+        subject = GpuSubject(gpu);
+        short_name = fmt::format("gpu{}", gpu.index);
+      }
+      CheckTarget({subject, short_name, nullptr, &topo}, in.host, th, out);
     }
     return;
   }

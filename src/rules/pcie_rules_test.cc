@@ -275,7 +275,34 @@ TEST(PcieRules, UncorrectedAerFatalFailsNonFatalWarns) {
   h.pci_gpus.value[0].gpu.aer.value.fatal = 1;
   Finding f = One(Evaluate(h, HealthyGpu()), "pcie.aer_uncorrected");
   EXPECT_EQ(f.severity, Severity::kFail);
-  EXPECT_EQ(f.summary, "1 fatal uncorrectable AER errors");
+  EXPECT_EQ(f.summary, "1 fatal uncorrectable AER error");
+  h.pci_gpus.value[0].gpu.aer.value.fatal = 3;
+  EXPECT_EQ(One(Evaluate(h, HealthyGpu()), "pcie.aer_uncorrected").summary,
+            "3 fatal uncorrectable AER errors");
+}
+
+// A GPU NVML stopped answering for (abandoned after a hang) or lost, and a function NVML does not
+// list at all (fallen off the bus): sysfs still has their links and AER counters, and those of
+// their bridges, so they are checked under the GPU's name or the PCI address.
+TEST(PcieRules, SysfsFunctionsNvmlDidNotAnswerForAreStillChecked) {
+  HostState h = HealthyHost();
+  GpuPciTopology off_bus;
+  off_bus.gpu = HealthyFunction("0000:5d:00.0", 16);
+  off_bus.gpu.link.width = Reading<int>::Of(0);  // a fallen-off GPU's link is down
+  off_bus.upstream_bridge = HealthyFunction("0000:5c:00.0", 16);
+  off_bus.upstream_bridge->aer.value.fatal = 1;
+  h.pci_gpus.value.push_back(off_bus);
+  GpuState hung = HealthyGpu();
+  hung.abandoned = true;
+  auto fs = Evaluate(h, test::InventoryOf({hung}));
+  // gpu0 was not read by NVML: its sysfs link is still checked, under its own name.
+  EXPECT_EQ(One(fs, "pcie.link_width_reduced").severity, Severity::kOk);
+  EXPECT_EQ(One(fs, "pcie.aer_uncorrected").severity, Severity::kOk);
+  EXPECT_TRUE(FindingsWithId(fs, "pcie.replay_counter").empty());  // an NVML-only counter
+  Finding bridge = One(fs, "pcie.aer_uncorrected", "pci 0000:5d:00.0 upstream bridge 0000:5c:00.0");
+  EXPECT_EQ(bridge.severity, Severity::kFail);
+  Finding gone = One(fs, "pcie.link_width_reduced", "pci 0000:5d:00.0");
+  EXPECT_EQ(gone.summary, "PCIe link down (x0 on a x16 link): the device below is gone");
 }
 
 TEST(PcieRules, AerUnsupportedIsSkippedAndErrorIsUnknown) {
@@ -300,10 +327,16 @@ TEST(PcieRules, FailedPciScanMakesAerUnknown) {
   EXPECT_EQ(One(fs, "pcie.aer_corrected").severity, Severity::kUnknown);
 }
 
-TEST(PcieRules, LostGpuIsSkipped) {
+// A lost GPU's NVML values are not used (gpu.lost reports it) but its sysfs link still is.
+TEST(PcieRules, LostGpuIsCheckedFromSysfsOnly) {
   GpuState g = HealthyGpu();
   g.lost = true;
-  EXPECT_TRUE(Evaluate(HealthyHost(), g).empty());
+  g.pcie_width = Reading<int>::Of(1);  // stale NVML value: must not be judged
+  auto fs = Evaluate(HealthyHost(), g);
+  Finding width = One(fs, "pcie.link_width_reduced");
+  EXPECT_EQ(width.severity, Severity::kOk);
+  EXPECT_EQ(EvidenceValue(width, "source"), "sysfs");
+  EXPECT_TRUE(FindingsWithId(fs, "pcie.replay_counter").empty());
 }
 
 TEST(PcieRules, WithoutGpuSourceChecksSysfsAlone) {

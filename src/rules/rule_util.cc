@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
 
 #include "core/catalogue.h"
 
@@ -67,5 +69,28 @@ std::string FormatBytes(uint64_t bytes) {
 }
 
 std::string FormatNumber(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+std::string FormatSignificant(double v, int digits) {
+  if (!std::isfinite(v)) return fmt::format("{}", v);
+  if (v == 0) return "0";
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const int decimals = std::clamp(digits - 1 - magnitude, 0, 9);
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s.find('.') != std::string::npos) {
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+  }
+  return s == "-0" ? "0" : s;
+}
+
+void ExplainCaptureGap(Finding& f) {
+  f.meaning =
+      "The capture does not contain the values this check needs (nvidia-smi of an older driver, "
+      "or a trimmed capture), so it could not be judged; nothing says the GPU has this problem "
+      "or not.";
+  f.decision =
+      "Ask for a full capture from a current driver (`nvidia-smi -q -x > capture.xml` on the "
+      "node), or run `gpuvet check` on the node itself.";
+}
 
 }  // namespace gpuvet

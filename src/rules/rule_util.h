@@ -38,6 +38,14 @@ Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
 Finding NotChecked(std::string_view id, std::string subject, std::string summary,
                    std::vector<Evidence> evidence = {});
 
+// The words every rule puts in the summary of an unknown finding about a field a saved capture
+// lacks ("PCIe replay counter: field not in the capture").
+inline constexpr std::string_view kNotInTheCapture = "not in the capture";
+
+// Gives such a finding a meaning and decision about the gap in the capture, in place of the
+// catalogue's text, which describes the problem the check looks for (RunRules applies it).
+void ExplainCaptureGap(Finding& f);
+
 // A kernel log time for summaries: "2025-01-21T02:21:33,498559+00:00" -> "2025-01-21T02:21:33";
 // other forms as they are.
 std::string ShortLogTime(const std::string& time);
@@ -45,5 +53,9 @@ std::string ShortLogTime(const std::string& time);
 // "1.5 GiB" style sizes and "12.3" style numbers for evidence.
 std::string FormatBytes(uint64_t bytes);
 std::string FormatNumber(double v, int decimals = 1);
+// `v` with `digits` significant digits and no trailing zeros, never in exponent form: 0.25 ->
+// "0.25", 2 -> "2", 0.0625 -> "0.0625", 12.345 -> "12.3", 1234.5 -> "1235". For quantities that
+// can be small (CPU cores per GPU), where a fixed decimal would round them to 0.2 or 0.0.
+std::string FormatSignificant(double v, int digits = 3);
 
 }  // namespace gpuvet

@@ -36,6 +36,10 @@ std::vector<Finding> RunRules(const CheckInput& in, const Policy& policy) {
         it != policy.severity_overrides.end() && f.severity != Severity::kOk) {
       f.severity = it->second;  // an override changes what a problem weighs, never turns ok bad
     }
+    if (in.gpus.from_capture && f.severity == Severity::kUnknown && f.meaning.empty() &&
+        f.summary.find(kNotInTheCapture) != std::string::npos) {
+      ExplainCaptureGap(f);
+    }
     area_rank.emplace(std::string(AreaOf(f.id)), static_cast<int>(area_rank.size()));
     kept.push_back(std::move(f));
   }

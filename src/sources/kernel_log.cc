@@ -10,12 +10,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <ctime>
+#include <optional>
 #include <utility>
 
 #include "sources/kernel_log_parse.h"
 #include "sources/kernel_log_signals.h"
+#include "util/file.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -151,6 +157,44 @@ Result<std::string> ReadLogPath(const std::string& path, const std::string& show
   return data;
 }
 
+// Bounds that keep the wall-clock arithmetic far from overflow (year 5138; 300 years of uptime).
+constexpr int64_t kMaxEpochS = 100'000'000'000;
+constexpr double kMaxUptimeS = 1e10;
+
+// The boot time in Unix seconds from the "btime" line of /proc/stat, or nullopt.
+std::optional<int64_t> BootTime(const HostPaths& paths) {
+  Result<std::string> stat = ReadFile(paths.Proc("stat"), 1 << 20);
+  if (!stat.ok()) return std::nullopt;
+  for (std::string_view line : Split(*stat, '\n')) {
+    if (!StartsWith(line, "btime ")) continue;
+    std::optional<int64_t> v = ParseInt(Trim(line.substr(6)));
+    if (v && *v > 0 && *v < kMaxEpochS) return v;
+  }
+  return std::nullopt;
+}
+
+// /dev/kmsg stamps records in microseconds since boot. With the boot time known the record gets
+// the wall-clock time in dmesg's ISO form ("2026-01-01T10:02:11,513007+00:00", so later steps read
+// it as an absolute time); without it, the raw value with its unit ("227.996662 s after boot").
+void DateKmsgRecords(std::vector<KernelLogRecord>& records, std::optional<int64_t> boot_time) {
+  for (KernelLogRecord& r : records) {
+    if (r.monotonic_s < 0 || r.time.empty() ||
+        !std::isdigit(static_cast<unsigned char>(r.time.front())))
+      continue;
+    if (!boot_time || r.monotonic_s >= kMaxUptimeS) {
+      r.time += " s after boot";
+      continue;
+    }
+    const auto us = static_cast<int64_t>(std::llround(r.monotonic_s * 1e6));
+    const std::time_t seconds = static_cast<std::time_t>(*boot_time + us / 1000000);
+    std::tm tm{};
+    if (::gmtime_r(&seconds, &tm) == nullptr) continue;
+    r.time =
+        fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d},{:06d}+00:00", tm.tm_year + 1900,
+                    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us % 1000000);
+  }
+}
+
 }  // namespace
 
 KernelLogState ReadKernelLog(const HostPaths& paths, const std::string& log_file) {
@@ -191,6 +235,10 @@ KernelLogState ReadKernelLog(const HostPaths& paths, const std::string& log_file
       kernel_log_internal::ParseKernelLogWithFormat(text, &format);
   if (!log_file.empty()) {
     state.source = fmt::format("{} ({})", log_file, KernelLogFormatName(format));
+  }
+  if (format == KernelLogFormat::kKmsg) {
+    // Only the live log is from this boot; a saved kmsg dump's boot time is unknown here.
+    DateKmsgRecords(records, log_file.empty() ? BootTime(paths) : std::nullopt);
   }
   state.record_count = Reading<int>::Of(static_cast<int>(records.size()));
   state.xid_occurrences = ExtractXidOccurrences(records);

@@ -226,7 +226,29 @@ TEST(KernelLogReadTest, FixtureKmsgRegularFile) {
   ASSERT_EQ(state.xids.size(), 1u);
   EXPECT_EQ(state.xids[0].xid, 79);
   EXPECT_EQ(state.xids[0].pci_address, "0000:3b:00.0");
-  EXPECT_EQ(state.xids[0].first_time, "7.000000");
+  // No /proc/stat btime in this tree: the raw time keeps its unit.
+  EXPECT_EQ(state.xids[0].first_time, "7.000000 s after boot");
+}
+
+TEST(KernelLogReadTest, KmsgTimesBecomeWallClockWithTheBootTime) {
+  test::TempTree tree("kernel_log_btime");
+  tree.Write("proc/stat", "cpu  1 2 3 4\nintr 5\nbtime 1767261600\nprocesses 9\n");  // 10:00 UTC
+  tree.Write("dev/kmsg",
+             "3,2,227996662,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has fallen off "
+             "the bus.\n");
+  KernelLogState state = ReadKernelLog(HostPaths(tree.root()), "");
+  ASSERT_EQ(state.xids.size(), 1u);
+  EXPECT_EQ(state.xids[0].first_time, "2026-01-01T10:03:47,996662+00:00");
+  // A saved kmsg dump comes from a boot whose time this host does not know.
+  tree.Write("saved.kmsg", "3,2,227996662,-;NVRM: Xid (PCI:0000:3b:00): 13, pid=1, name=x, y\n");
+  state = ReadKernelLog(HostPaths(tree.root()), tree.Path("saved.kmsg"));
+  ASSERT_EQ(state.xids.size(), 1u);
+  EXPECT_EQ(state.xids[0].first_time, "227.996662 s after boot");
+  // A garbled btime is not used.
+  tree.Write("proc/stat", "btime 99999999999999999999\n");
+  state = ReadKernelLog(HostPaths(tree.root()), "");
+  ASSERT_EQ(state.xids.size(), 1u);
+  EXPECT_EQ(state.xids[0].first_time, "227.996662 s after boot");
 }
 
 TEST(KernelLogReadTest, MissingKmsgIsUnsupported) {

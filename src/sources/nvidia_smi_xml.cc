@@ -88,7 +88,7 @@ Reading<uint64_t> ReadClockReasons(pugi::xml_node gpu, std::string_view gpu_path
     }
     return any ? Reading<uint64_t>::Of(bits) : Reading<uint64_t>::Unsupported(note);
   }
-  return Reading<uint64_t>::Unsupported("not in capture");
+  return Reading<uint64_t>::Unsupported(std::string(kNotInCapture));
 }
 
 // ECC counter elements of the sram/dram layout (Ampere and later).
@@ -119,7 +119,7 @@ Reading<uint64_t> SumEcc(pugi::xml_node gpu, std::string_view gpu_path, std::str
   }
   uint64_t sum = 0;
   bool any = false;
-  std::string note = "not in capture";
+  std::string note(kNotInCapture);
   for (const Field& f : counters) {
     Reading<uint64_t> v = ToUint(f, "");
     if (v.error()) return v;
@@ -281,9 +281,10 @@ Result<GpuInventory> ParseNvidiaSmiXml(std::string_view xml, std::string_view or
   GpuInventory inv;
   inv.origin = fmt::format("nvidia-smi-xml ({})", origin);
   inv.state = GpuSourceState::kOk;
+  inv.from_capture = true;
   const std::string_view top = "nvidia_smi_log";
   inv.driver_version = ToText(Lookup(root, top, "driver_version"));
-  inv.nvml_version = Reading<std::string>::Unsupported("not in capture");
+  inv.nvml_version = Reading<std::string>::Unsupported(std::string(kNotInCapture));
   inv.cuda_driver_version = ToCudaVersion(Lookup(root, top, "cuda_version"));
 
   int index = 0;

@@ -85,7 +85,7 @@ Field Lookup(pugi::xml_node base, std::string_view base_path, std::string_view r
       f.path = std::move(path);
       auto note = node == base ? std::nullopt : UnsupportedNote(Trim(node.child_value()));
       f.kind = note ? Field::Kind::kUnsupported : Field::Kind::kMissing;
-      f.note = note ? *note : "not in capture";
+      f.note = note ? *note : std::string(kNotInCapture);
       return f;
     }
     node = next;
@@ -200,7 +200,7 @@ Reading<bool> AnyTrue(const Reading<bool>& a, const Reading<bool>& b) {
   if (b.error()) return b;
   if (a.has()) return a;
   if (b.has()) return b;
-  return a.note == "not in capture" ? b : a;
+  return a.note == kNotInCapture ? b : a;
 }
 
 }  // namespace gpuvet::smi_xml_internal

@@ -114,6 +114,15 @@ GpuInventory ReadNvml(const NvmlOptions& options) {
   if (!co.ok()) {
     inv.state = co.stalled() ? GpuSourceState::kHung : GpuSourceState::kInitFailed;
     inv.detail = co.note;
+    if (co.code == kSkipped) {
+      // Skipped behind an earlier hang (e.g. nvmlSystemGetDriverVersion): name the call that hung.
+      for (const CallFailure& f : inv.failures) {
+        if (f.timed_out && f.call != "nvmlDeviceGetCount_v2") {
+          inv.detail = f.message + "; GPUs were not enumerated";
+          break;
+        }
+      }
+    }
   } else {
     inv.state = GpuSourceState::kOk;
     if (count > kMaxDevices) {

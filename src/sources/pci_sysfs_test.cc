@@ -161,6 +161,28 @@ TEST(PciReadTest, GpuWithBridgeSortedAndFiltered) {
   EXPECT_TRUE(b.gpu.aer.unsupported());
 }
 
+// A root port above a GPU that fell off the bus: current width 0 of 16 is a link that is down
+// (x0), while an endpoint reporting 0 stays "not reported".
+TEST(PciReadTest, BridgeWithWidthZeroHasItsLinkDown) {
+  PciTree fx;
+  const std::string bridge = "sys/devices/pci0000:da/0000:da:01.0";
+  const std::string gpu = bridge + "/0000:db:00.0";
+  fx.Function(bridge, "0x8086", "0x060400", "2.5 GT/s PCIe", "0");
+  fx.Function(gpu, "0x10de", "0x030200", "Unknown", "0");
+  fx.Link("sys/bus/pci/devices/0000:da:01.0", "../../../devices/pci0000:da/0000:da:01.0");
+  fx.Link("sys/bus/pci/devices/0000:db:00.0",
+          "../../../devices/pci0000:da/0000:da:01.0/0000:db:00.0");
+  auto r = ReadPciGpus(HostPaths(fx.root()));
+  ASSERT_TRUE(r.has()) << r.note;
+  ASSERT_EQ(r->size(), 1u);
+  ASSERT_TRUE((*r)[0].upstream_bridge.has_value());
+  const PciLink& up = (*r)[0].upstream_bridge->link;
+  ASSERT_TRUE(up.width.has()) << up.width.note;
+  EXPECT_EQ(*up.width, 0);
+  EXPECT_EQ(*up.max_width, 16);
+  EXPECT_TRUE((*r)[0].gpu.link.width.unsupported());
+}
+
 TEST(PciReadTest, GarbledFieldsAreErrorsNamingTheFile) {
   PciTree fx;
   const std::string gpu = "sys/devices/pci0000:00/0000:3b:00.0";

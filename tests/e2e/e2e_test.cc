@@ -180,8 +180,12 @@ class FixtureTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(FixtureTest, MatchesGoldenOutputs) {
   const std::string name = GetParam();
   fs::path dir = fs::path(GPUVET_FIXTURES_DIR) / name;
-  if (fs::exists(dir / "run_as_nobody") && geteuid() != 0 && access("/usr/bin/setpriv", X_OK)) {
-    GTEST_SKIP() << "needs root and setpriv to run as an unprivileged user";
+  // The fixture's 0600 files must be unreadable to the user gpuvet runs as. Only root can drop to
+  // another uid; a developer's own run would read their own files, so it cannot test this.
+  if (fs::exists(dir / "run_as_nobody") &&
+      (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)) {
+    GTEST_SKIP() << name << " needs root and /usr/bin/setpriv to run gpuvet as nobody (uid "
+                 << geteuid() << ")";
   }
   FixtureRun json_run = RunFixture(name, "json");
   ASSERT_FALSE(json_run.result.timed_out) << name << " did not finish in 60 s";
@@ -630,15 +634,153 @@ TEST(CliTest, TruncatedCaptureIsAnInputError) {
   EXPECT_NE(r.err.find(tmp.string()), std::string::npos) << r.err;
 }
 
+// What each real capture must give: the verdict, and findings as "id severity" (each must appear).
+struct CaptureExpectation {
+  const char* file;
+  int exit_code;
+  const char* verdict;
+  std::vector<std::string> findings;
+};
+
 TEST(CliTest, RealCapturesRunOffline) {
   fs::path dir = fs::path(GPUVET_SHARED_DATA_DIR) / "nvidia-smi/telegraf";
   if (!fs::exists(dir)) GTEST_SKIP() << "shared data not present: " << dir;
+  const std::vector<CaptureExpectation> expectations = {
+      // `nvidia-smi -q -x -i 0` of a 4-GPU host: the other three were not captured, not lost.
+      {"a100-sxm4-v12.xml",
+       0,
+       "warn",
+       {"driver.gpus_visible info", "settings.persistence_mode warn", "mig.mode info",
+        "pcie.link_width_reduced ok"}},
+      {"a10g.xml", 1, "fail", {"pcie.link_width_reduced fail", "driver.gpus_visible ok"}},
+      {"dual_a5000-v13.xml", 0, "warn", {"ecc.mode warn", "pcie.link_gen_reduced info"}},
+      // A sparse v10 capture: what it lacks is unknown, not healthy and not "not supported".
+      {"gtx-1070-ti.xml",
+       0,
+       "unknown",
+       {"pcie.link_gen_reduced unknown", "pcie.link_width_reduced unknown",
+        "thermal.margin unknown", "power.limit unknown", "throttle.thermal unknown",
+        "ecc.mode unknown", "driver.loaded ok"}},
+      {"quadro-p2000-v12.xml", 1, "fail", {"pcie.link_width_reduced fail"}},
+      {"rtx-3090-v12.xml", 0, "warn", {"power.limit warn", "pcie.link_gen_reduced info"}},
+      {"tesla-t4.xml",
+       1,
+       "fail",
+       {"pcie.link_width_reduced fail", "settings.persistence_mode warn"}},
+  };
+  int files = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".xml") continue;
+    ++files;
+    const std::string name = e.path().filename().string();
+    auto it = std::find_if(expectations.begin(), expectations.end(),
+                           [&](const CaptureExpectation& x) { return name == x.file; });
+    ASSERT_NE(it, expectations.end()) << name << ": add what this capture must give";
     RunResult r = Gpuvet({"check", "--nvidia-smi-xml", e.path().string(), "--format", "json"});
-    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << e.path() << ": " << r.err;
+    EXPECT_EQ(r.exit_code, it->exit_code) << name << ": " << r.err;
     auto j = nlohmann::json::parse(r.out);
-    EXPECT_FALSE(j["gpus"].empty()) << e.path();
+    EXPECT_FALSE(j["gpus"].empty()) << name;
+    EXPECT_EQ(j["verdict"]["severity"], it->verdict) << name;
+    std::set<std::string> got;
+    for (const auto& f : j["findings"]) {
+      got.insert(f["id"].get<std::string>() + " " + f["severity"].get<std::string>());
+    }
+    for (const std::string& want : it->findings) {
+      EXPECT_TRUE(got.count(want)) << name << ": expected " << want;
+    }
+    // Nothing was opened from a capture, so nothing can be "missing from the driver".
+    EXPECT_FALSE(got.count("driver.gpus_visible fail")) << name;
   }
+  EXPECT_EQ(files, static_cast<int>(expectations.size()));
+}
+
+TEST(CliTest, CaptureInputErrors) {
+  fs::path empty =
+      fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_empty.xml");
+  WriteText(empty, "<nvidia_smi_log></nvidia_smi_log>\n");
+  RunResult r = Gpuvet({"check", "--nvidia-smi-xml", empty.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("holds no <gpu> element"), std::string::npos) << r.err;
+  WriteText(empty, "<nvidia_smi_log><attached_gpus>8</attached_gpus></nvidia_smi_log>\n");
+  r = Gpuvet({"check", "--nvidia-smi-xml", empty.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("attached_gpus says 8"), std::string::npos) << r.err;
+  fs::remove(empty);
+
+  // Flags that read a live node do not apply to a capture from another host: say so.
+  const std::string capture = std::string(GPUVET_FIXTURES_DIR) + "/offline-capture/capture.xml";
+  for (std::vector<std::string> extra :
+       {std::vector<std::string>{"--root", std::string(GPUVET_FIXTURES_DIR) + "/no-gpu/root"},
+        std::vector<std::string>{"--pid", std::to_string(getpid())},
+        std::vector<std::string>{"--env-file", capture}}) {
+    std::vector<std::string> args = {"check", "--nvidia-smi-xml", capture};
+    args.insert(args.end(), extra.begin(), extra.end());
+    r = Gpuvet(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0];
+    EXPECT_NE(r.err.find(extra[0] + " reads a live node"), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliTest, SelectionsThatSelectNothing) {
+  // Contradictions and ids of other commands are usage errors.
+  for (std::vector<std::string> sel :
+       {std::vector<std::string>{"--only", "numa", "--skip", "numa"},
+        std::vector<std::string>{"--only", "ecc.mode", "--skip", "ecc"},
+        std::vector<std::string>{"--only", "trace"},
+        std::vector<std::string>{
+            "--only", "numa", "--nvidia-smi-xml",
+            std::string(GPUVET_FIXTURES_DIR) + "/offline-capture/capture.xml"}}) {
+    std::vector<std::string> args = {"check", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"};
+    args.insert(args.end(), sel.begin(), sel.end());
+    RunResult r = Gpuvet(args);
+    EXPECT_EQ(r.exit_code, 2) << sel[1];
+    EXPECT_NE(r.err.find("selects no check"), std::string::npos) << r.err;
+  }
+  // On a capture, the kernel-log areas need the capture's kernel log: the error says so.
+  const std::string capture = std::string(GPUVET_FIXTURES_DIR) + "/offline-capture/capture.xml";
+  RunResult xid = Gpuvet({"check", "--nvidia-smi-xml", capture, "--only", "xid"});
+  EXPECT_EQ(xid.exit_code, 2);
+  EXPECT_NE(xid.err.find("need the capture's --kernel-log"), std::string::npos) << xid.err;
+  // A valid selection with nothing to examine on this node is not "healthy".
+  RunResult r = Gpuvet({"check", "--root", std::string(GPUVET_FIXTURES_DIR) + "/no-gpu/root",
+                        "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--only", "numa"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("verdict: NOTHING CHECKED"), std::string::npos) << r.out;
+}
+
+// nvmlInit_v2 or nvmlSystemGetDriverVersion hanging on a node whose module is loaded: the finding
+// names the call that hung and advises what to do with a wedged driver, not "load the driver".
+TEST(CliTest, HungNvmlInitAdvisesAWedgedDriverNotAnInstall) {
+  for (const char* call : {"nvmlInit_v2", "nvmlSystemGetDriverVersion"}) {
+    fs::path scenario = fs::path(::testing::TempDir()) /
+                        (std::to_string(getpid()) + "-gpuvet_e2e_hung_" + call + ".json");
+    WriteText(scenario, std::string(R"({"delays_ms": {")") + call +
+                            R"(": 3000}, "gpus": [{"index": 0, "pci_bus_id": "0000:18:00.0"}]})");
+    RunResult r =
+        Gpuvet({"check", "--root", std::string(GPUVET_FIXTURES_DIR) + "/healthy-8gpu/root",
+                "--nvml-lib", GPUVET_FAKE_NVML_LIB, "--nvml-timeout-ms", "200", "--only",
+                "driver.loaded", "--format", "json"},
+               {"GPUVET_FAKE_NVML_SCENARIO=" + scenario.string()});
+    fs::remove(scenario);
+    ASSERT_EQ(r.exit_code, 0) << call << ": " << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["findings"].size(), 1u) << r.out;
+    const auto& f = j["findings"][0];
+    EXPECT_EQ(f["severity"], "unknown") << call;
+    const std::string summary = f["summary"].get<std::string>();
+    EXPECT_NE(summary.find(call), std::string::npos) << summary;
+    EXPECT_NE(summary.find("did not return within 200 ms"), std::string::npos) << summary;
+    const std::string decision = f["decision"].get<std::string>();
+    EXPECT_EQ(decision.find("modprobe"), std::string::npos) << decision;
+    EXPECT_NE(decision.find("nvidia-bug-report.sh"), std::string::npos) << decision;
+  }
+}
+
+TEST(CliTest, DumpNvmlHelpHasItsOwnExitCodes) {
+  RunResult r = Gpuvet({"debug", "dump-nvml", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.find("unhealthy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 scenario written"), std::string::npos) << r.out;
 }
 
 TEST(CliTest, RealKernelLogIsApplicationXidsOnly) {

@@ -388,8 +388,9 @@ TEST_F(SlurmHealthCheck, DrainsWithTheFailingChecksAsReason) {
   EXPECT_EQ(calls,
             "[show][node][node1]\n"
             "[update][NodeName=node1][State=DRAIN][Reason=gpuvet: driver.gpus_visible host; "
-            "gpu.count_expected host; gpu.lost gpu6 (0000:ba:00.0); xid.critical pci "
-            "0000:db:00.0]\n")
+            "gpu.count_expected host; gpu.lost gpu6 (0000:ba:00.0); pcie.link_width_reduced pci "
+            "0000:db:00.0 upstream bridge 0000:da:01.0; pcie.aer_uncorrected pci 0000:db:00.0 "
+            "up]\n")  // cut at REASON_MAX (200) characters
       << err_;
   EXPECT_TRUE(fs::exists(dir_ / "gpuvet.prom"));
 }
