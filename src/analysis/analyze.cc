@@ -52,6 +52,7 @@ RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options, bool r
   OpWindow window = SelectHtaOps(t);
   a.temporal = ComputeTemporal(t, window);
   a.idle = ComputeIdleBreakdown(t, window, options.thresholds);
+  a.gpu_idle = ComputeGpuIdle(t, window, options.thresholds);
   a.kernels = ComputeKernelBreakdown(t, window, options);
   a.launch = ComputeLaunchStats(t);
   a.copies = ComputeCopyStats(t, options.thresholds, a.temporal.start_ns, a.temporal.end_ns);

@@ -23,4 +23,12 @@ namespace gpuvet {
 std::vector<StreamIdle> ComputeIdleBreakdown(const RankTrace& trace, const OpWindow& window,
                                              const TraceThresholds& thresholds);
 
+// The gaps of the merged timeline of every window op (all streams and devices), each classified
+// by the op that ends it as the per-stream breakdown does: host wait when that op's launch call
+// started after the GPU had gone idle, kernel wait when shorter than the consecutive-kernel delay,
+// other otherwise. A gap on one stream while another runs is not idle here; a gap on every
+// stream at once (the host between two phases of a multi-stream step) is.
+StreamIdle ComputeGpuIdle(const RankTrace& trace, const OpWindow& window,
+                          const TraceThresholds& thresholds);
+
 }  // namespace gpuvet

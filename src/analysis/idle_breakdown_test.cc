@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/temporal_breakdown.h"
 #include "analysis/trace_builder_for_test.h"
 
 namespace gpuvet {
@@ -52,6 +53,30 @@ TEST(IdleBreakdownTest, OverlappingOpsOnOneStreamAddNoNegativeIdle) {
   RankTrace t = b.Build();
   auto idle = ComputeIdleBreakdown(t, SelectHtaOps(t), TraceThresholds{});
   EXPECT_EQ(idle[0].idle_ns(), 0);
+}
+
+// Two streams that take turns: each stream's own gaps are mostly the other stream's busy time,
+// which is not GPU idle. The GPU is idle only between 1000 and 19000 µs, when the host launched
+// nothing (HTA's cuda_event_sync_multi_stream case): that gap is host wait.
+TEST(IdleBreakdownTest, GpuIdleIsTheMergedTimelinesGaps) {
+  TraceBuilder b;
+  b.Launched("a1", 0, 5, 10, 490, 7);
+  b.Launched("b1", 1, 5, 500, 500, 8);       // queued early, runs when a1 ends
+  b.Launched("a2", 19000, 5, 19010, 90, 7);  // the host comes back 18 ms later
+  b.Launched("b2", 19001, 5, 19100, 100, 8);
+  b.Launched("a3", 19002, 5, 19210, 50, 7);  // queued: a 10 µs gap is kernel wait
+  RankTrace t = b.Build();
+  OpWindow w = SelectHtaOps(t);
+  StreamIdle g = ComputeGpuIdle(t, w, TraceThresholds{});
+  EXPECT_EQ(g.ops, 5u);
+  EXPECT_EQ(g.host_wait_ns, 18'010'000);  // 1000 -> 19010
+  EXPECT_EQ(g.kernel_wait_ns, 10'000);    // 19200 -> 19210
+  EXPECT_EQ(g.other_ns, 0);
+  EXPECT_EQ(g.idle_ns(), ComputeTemporal(t, w).idle_ns);
+  // Per stream, stream 7's first gap (500 -> 19010) also counts b1's 500 µs of work as idle.
+  auto per_stream = ComputeIdleBreakdown(t, w, TraceThresholds{});
+  ASSERT_EQ(per_stream.size(), 2u);
+  EXPECT_EQ(per_stream[0].idle_ns(), 18'510'000 + 110'000);
 }
 
 }  // namespace

@@ -44,10 +44,13 @@ std::string_view KernelCategory(const GpuOp& op, std::string_view name) {
                       "scan", "topk", "sort", "triton_red", "triton_per"})) {
     return "reduction";
   }
-  // cuBLAS/cuBLASLt (ampere_sgemm, sm80_xmma_gemm), CUTLASS, cuDNN convolutions, Triton matmuls.
-  if (ContainsAny(n, {"gemm", "cutlass", "xmma", "cublas", "matmul", "cudnn", "convolution",
-                      "convolve", "conv2d", "conv3d", "conv1d", "_conv_", "fprop", "wgrad", "dgrad",
-                      "s1688", "h16816", "i8816"})) {
+  // cuBLAS/cuBLASLt (ampere_sgemm, sm80_xmma_gemm), CUTLASS, cuDNN convolutions, Triton matmuls;
+  // on ROCm rocBLAS/hipBLASLt Tensile kernels (Cijk_Ailk_Bljk_…) and MIOpen convolutions.
+  if (ContainsAny(n, {"gemm",       "cutlass",     "xmma",   "cublas",     "matmul",
+                      "cudnn",      "convolution", "cijk_",  "miopenconv", "miopensp3asmconv",
+                      "naive_conv", "convolve",    "conv2d", "conv3d",     "conv1d",
+                      "_conv_",     "fprop",       "wgrad",  "dgrad",      "s1688",
+                      "h16816",     "i8816"})) {
     return "gemm";
   }
   if (ContainsAny(n, {"elementwise", "vectorized", "unrolled", "pointwise", "triton_poi",

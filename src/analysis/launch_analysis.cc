@@ -26,7 +26,7 @@ LaunchStats ComputeLaunchStats(const RankTrace& trace) {
     if (c.correlation != -1) calls.emplace(c.correlation, &c);
   }
   LaunchStats s;
-  std::vector<int64_t> delays, kernel_durs;
+  std::vector<int64_t> delays, kernel_durs, launch_durs;
   int64_t launch_sum = 0, kernel_sum = 0;
   // Queue events per stream: (time, delta).
   std::map<std::pair<int, int>, std::vector<std::pair<int64_t, int>>> queue_events;
@@ -38,13 +38,15 @@ LaunchStats ComputeLaunchStats(const RankTrace& trace) {
     if (call.kind == RuntimeKind::kLaunch || call.kind == RuntimeKind::kMemcpyAsync ||
         call.kind == RuntimeKind::kMemset) {
       auto& ev = queue_events[{op.device, op.stream}];
+      // Queued from its launch call until it starts running, as HTA's queue length counts it.
       ev.emplace_back(call.start_ns, +1);
-      ev.emplace_back(op.start_ns + op.dur_ns, -1);
+      ev.emplace_back(op.start_ns, -1);
     }
     if (call.kind != RuntimeKind::kLaunch || op.kind != GpuOpKind::kKernel) continue;
     ++s.launches;
     if (op.dur_ns < call.dur_ns) ++s.shorter_than_launch;
     launch_sum += call.dur_ns;
+    launch_durs.push_back(call.dur_ns);
     kernel_sum += op.dur_ns;
     kernel_durs.push_back(op.dur_ns);
     delays.push_back(op.start_ns - call.start_ns);
@@ -53,6 +55,8 @@ LaunchStats ComputeLaunchStats(const RankTrace& trace) {
     auto n = static_cast<int64_t>(s.launches);
     s.shorter_pct = 100.0 * static_cast<double>(s.shorter_than_launch) / static_cast<double>(n);
     s.launch_mean_ns = launch_sum / n;
+    std::sort(launch_durs.begin(), launch_durs.end());
+    s.launch_median_ns = Percentile(launch_durs, 50);
     s.kernel_mean_ns = kernel_sum / n;
     std::sort(kernel_durs.begin(), kernel_durs.end());
     s.kernel_median_ns = Percentile(kernel_durs, 50);

@@ -26,6 +26,28 @@ TEST(LaunchAnalysisTest, LaunchVersusKernelAndDelays) {
   EXPECT_EQ(s.delay_p95_ns, 110'000);
 }
 
+// One slow first launch (lazy module load) moves the mean, not the median.
+TEST(LaunchAnalysisTest, MedianLaunchIgnoresOneSlowLaunch) {
+  TraceBuilder b;
+  b.Launched("k", 0, 3'000'000, 3'000'010, 5);
+  for (int i = 1; i < 9; ++i) b.Launched("k", 3'000'100 + i * 20, 9, 3'000'100 + i * 20 + 10, 5);
+  LaunchStats s = ComputeLaunchStats(b.Build());
+  EXPECT_EQ(s.launches, 9u);
+  EXPECT_EQ(s.launch_median_ns, 9'000);
+  EXPECT_GT(s.launch_mean_ns, 300'000'000);
+}
+
+// HTA counts an op queued from its launch until it starts, not until it ends: three kernels
+// launched at once but run back to back leave the queue empty while the last one runs.
+TEST(LaunchAnalysisTest, QueuedUntilTheOpStarts) {
+  TraceBuilder b;
+  b.Launched("k", 0, 1, 10, 100);
+  b.Launched("k", 200, 1, 210, 100);  // launched after the first ended and started
+  LaunchStats s = ComputeLaunchStats(b.Build());
+  ASSERT_EQ(s.queues.size(), 1u);
+  EXPECT_EQ(s.queues[0].max_queue, 1);
+}
+
 TEST(LaunchAnalysisTest, QueueLengthAsHta) {
   TraceBuilder b;
   // Launches at 0, 1, 2; kernels end at 20, 30, 40. Samples: 1 2 3 2 1 0.

@@ -89,6 +89,7 @@ CrossRank ComputeCrossRank(const std::vector<RankTrace>& ranks, const TraceThres
       total += last.start_ns + last.dur_ns - r->gpu_ops.front().start_ns, ++count;
     }
   }
+  x.mean_step_ns = count ? total / count : 0;
   auto min_dur = static_cast<int64_t>(thresholds.straggler_min_normalized_duration *
                                       static_cast<double>(count ? total / count : 0));
   std::vector<RankCandidates> cands;
@@ -141,9 +142,14 @@ CrossRank ComputeCrossRank(const std::vector<RankTrace>& ranks, const TraceThres
     late[i].rank = compared[i]->rank;
     if (x.steps_compared)
       late[i].mean_delay_ns = delay_sum[i] / static_cast<int64_t>(x.steps_compared);
+    // Someone is always last: a straggler is last most of the time AND late by enough to cost
+    // the others a visible part of each step.
+    const double min_delay =
+        thresholds.straggler_min_delay_share * static_cast<double>(count ? total / count : 0);
     if (x.steps_compared >= thresholds.straggler_min_steps &&
         static_cast<double>(late[i].late_count) >=
-            thresholds.straggler_late_share * static_cast<double>(x.steps_compared)) {
+            thresholds.straggler_late_share * static_cast<double>(x.steps_compared) &&
+        static_cast<double>(late[i].mean_delay_ns) >= min_delay) {
       x.stragglers.push_back(late[i].rank);
     }
   }

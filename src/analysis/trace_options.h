@@ -58,6 +58,10 @@ struct TraceThresholds {
   // least this share of compared steps, with at least `straggler_min_steps` steps. gpuvet default.
   double straggler_late_share = 0.75;
   uint64_t straggler_min_steps = 2;
+  // ... and its mean delay behind the earliest rank is at least this share of the mean step.
+  // With two ranks one is always last; a few hundred µs in a 600 ms step is noise (or clock skew
+  // between hosts), not a straggler. gpuvet default: 2 % of every step lost by all other ranks.
+  double straggler_min_delay_share = 0.02;
   // Verdict confidence drops to "low" with fewer GPU ops than this or a shorter span. gpuvet
   // default: below ~100 ops or 1 ms a trace is a snapshot, not a workload.
   uint64_t min_ops_for_confidence = 100;

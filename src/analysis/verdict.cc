@@ -66,23 +66,16 @@ struct Signals {
 
 Signals Derive(const RankAnalysis& a, const TraceThresholds& th) {
   Signals s;
-  // Each stream's idle mix weighted by the work it carries: a side stream with three copies and
-  // long gaps says little about why the main compute stream waits.
-  double idle = 0, host = 0, kernel = 0, short_host = 0;
-  for (const StreamIdle& x : a.idle) {
-    double total = static_cast<double>(x.idle_ns());
-    if (total <= 0) continue;
-    double w = static_cast<double>(x.busy_ns);
-    idle += w;
-    host += w * static_cast<double>(x.host_wait_ns) / total;
-    kernel += w * static_cast<double>(x.kernel_wait_ns) / total;
-    short_host += w * static_cast<double>(x.host_wait_short_ns) / total;
-  }
+  // Why the GPU as a whole was idle: the gaps of the merged timeline, each classified by the op
+  // that ended it. (Per-stream gaps while another stream runs are not GPU idle, and a gap on every
+  // stream at once — the host between two phases — is missed by a per-stream view.)
+  const StreamIdle& g = a.gpu_idle;
+  const int64_t idle = g.idle_ns();
   int64_t span = a.temporal.span_ns;
   s.idle_pct = a.temporal.idle_pct;
-  s.host_wait_share = Share(host, idle);
-  s.kernel_wait_share = Share(kernel, idle);
-  s.short_host_share = Share(short_host, idle);
+  s.host_wait_share = Share(g.host_wait_ns, idle);
+  s.kernel_wait_share = Share(g.kernel_wait_ns, idle);
+  s.short_host_share = Share(g.host_wait_short_ns, idle);
   s.short_kernel_pct = a.launch.shorter_pct;
   s.transfer_pct = std::min(100.0, Share(a.copies.copy_busy_in_span_ns, span));
   s.comm_exposed_pct = std::min(100.0, Share(a.overlap.exposed_ns, span));
@@ -384,7 +377,7 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                                      launch_gap_ev,
                                      kw_ev,
                                      idle_ev,
-                                     {"launch_mean", Ms(a.launch.launch_mean_ns), ""},
+                                     {"launch_median", Ms(a.launch.launch_median_ns), ""},
                                      {"kernel_median", Ms(a.launch.kernel_median_ns), ""},
                                      {"launch_delay_p50", Ms(a.launch.delay_p50_ns), ""}};
   out.push_back(Make(
@@ -501,13 +494,16 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
   for (const RankLateness& l : x.lateness) {
     ev.push_back({fmt::format("rank{}_late", l.rank),
                   fmt::format("{} steps, mean delay {}", l.late_count, Ms(l.mean_delay_ns)),
-                  fmt::format(">= {:.0f} % of steps", th.straggler_late_share * 100)});
+                  fmt::format(">= {:.0f} % of steps, delay >= {}", th.straggler_late_share * 100,
+                              Ms(static_cast<int64_t>(th.straggler_min_delay_share *
+                                                      static_cast<double>(x.mean_step_ns))))});
   }
+  ev.push_back({"mean_step", Ms(x.mean_step_ns), ""});
   if (x.stragglers.empty()) {
     out.push_back(Make("trace.straggler", "all ranks", Severity::kOk,
-                       fmt::format("no rank starts the collective last consistently over {} "
-                                   "step(s)",
-                                   x.steps_compared),
+                       fmt::format("no rank starts the collective last consistently, or late by "
+                                   "{:.0f} % of a step, over {} step(s)",
+                                   th.straggler_min_delay_share * 100, x.steps_compared),
                        ev));
     return;
   }

@@ -175,6 +175,22 @@ TEST(VerdictTest, CopiesOutsideTheSpanDoNotMakeItTransferBound) {
   EXPECT_EQ(Find(r, "trace.transfer_bound", "trace")->severity, Severity::kOk);
 }
 
+// Kernels on two streams with an 18 ms pause of the host between two bursts: every stream's own
+// gaps are short or the other stream's work, but the GPU as a whole waits on the host.
+TEST(VerdictTest, HostPauseAcrossAllStreamsIsHostBound) {
+  TraceBuilder b;
+  double t = 0;
+  for (int burst = 0; burst < 5; ++burst) {
+    for (int i = 0; i < 20; ++i) {
+      b.Launched("ampere_sgemm", t + i, 2, t + 10 + i * 50, 50, 7 + i % 2);
+    }
+    t += 1010 + 18000;  // 1 ms of kernels, then the host is away
+  }
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, "host_cpu_bound") << r.ranks[0].verdict.reason;
+  EXPECT_GT(r.ranks[0].gpu_idle.host_wait_ratio, 0.9);
+}
+
 TEST(VerdictTest, NothingAtAll) {
   TraceReport r = AnalyzeTraces({}, TraceOptions{});
   EXPECT_EQ(r.verdict.label, "no_gpu_activity");

@@ -97,6 +97,7 @@ struct LaunchStats {
   uint64_t shorter_than_launch = 0;  // kernel duration < CPU duration of its launch call
   double shorter_pct = 0;            // of launches
   int64_t launch_mean_ns = 0;        // mean CPU time of a launch call
+  int64_t launch_median_ns = 0;      // its median (one 3 s first launch skews the mean)
   int64_t kernel_mean_ns = 0;        // mean duration of the joined kernels
   int64_t kernel_median_ns = 0;
   int64_t delay_p50_ns = 0;  // kernel start − launch call start
@@ -214,6 +215,9 @@ struct RankAnalysis {
   std::vector<std::string> warnings;
   TemporalBreakdown temporal;
   std::vector<StreamIdle> idle;  // sorted by (device, stream)
+  // The same categories for the gaps of the merged timeline (every stream and device): time
+  // nothing ran at all, sorted by why. Its total is temporal.idle_ns; device/stream are -1.
+  StreamIdle gpu_idle;
   KernelBreakdown kernels;
   LaunchStats launch;
   CopyStats copies;
@@ -231,7 +235,8 @@ struct RankLateness {
 };
 
 struct CrossRank {
-  int world_size = -1;  // from the traces; -1 unknown
+  int world_size = -1;       // from the traces; -1 unknown
+  int64_t mean_step_ns = 0;  // mean step (or GPU span) over the compared ranks
   std::vector<int> ranks_present;
   std::vector<int> missing_ranks;  // 0..world_size-1 without a trace
   // Ranks claimed by more than one input (two runs compared, not one run's ranks), with the

@@ -48,20 +48,22 @@ json TemporalJson(const TemporalBreakdown& t) {
           {"last_step_excluded", t.last_step_excluded}};
 }
 
+json StreamIdleJson(const StreamIdle& s) {
+  return {{"device", s.device},
+          {"stream", s.stream},
+          {"ops", s.ops},
+          {"idle_us", Us(s.idle_ns())},
+          {"host_wait_us", Us(s.host_wait_ns)},
+          {"kernel_wait_us", Us(s.kernel_wait_ns)},
+          {"other_us", Us(s.other_ns)},
+          {"host_wait_ratio", R2(s.host_wait_ratio)},
+          {"kernel_wait_ratio", R2(s.kernel_wait_ratio)},
+          {"other_ratio", R2(s.other_ratio)}};
+}
+
 json IdleJson(const std::vector<StreamIdle>& idle) {
   json out = json::array();
-  for (const StreamIdle& s : idle) {
-    out.push_back({{"device", s.device},
-                   {"stream", s.stream},
-                   {"ops", s.ops},
-                   {"idle_us", Us(s.idle_ns())},
-                   {"host_wait_us", Us(s.host_wait_ns)},
-                   {"kernel_wait_us", Us(s.kernel_wait_ns)},
-                   {"other_us", Us(s.other_ns)},
-                   {"host_wait_ratio", R2(s.host_wait_ratio)},
-                   {"kernel_wait_ratio", R2(s.kernel_wait_ratio)},
-                   {"other_ratio", R2(s.other_ratio)}});
-  }
+  for (const StreamIdle& s : idle) out.push_back(StreamIdleJson(s));
   return out;
 }
 
@@ -103,6 +105,7 @@ json LaunchJson(const LaunchStats& l) {
           {"shorter_than_launch", l.shorter_than_launch},
           {"shorter_pct", R2(l.shorter_pct)},
           {"launch_mean_us", Us(l.launch_mean_ns)},
+          {"launch_median_us", Us(l.launch_median_ns)},
           {"kernel_mean_us", Us(l.kernel_mean_ns)},
           {"kernel_median_us", Us(l.kernel_median_ns)},
           {"delay_p50_us", Us(l.delay_p50_ns)},
@@ -182,6 +185,7 @@ json RankJson(const RankAnalysis& a) {
           {"has_gpu_ops", a.has_gpu_ops},
           {"temporal_breakdown", TemporalJson(a.temporal)},
           {"idle_time_breakdown", IdleJson(a.idle)},
+          {"gpu_idle_breakdown", StreamIdleJson(a.gpu_idle)},
           {"kernel_breakdown", KernelsJson(a.kernels)},
           {"launch", LaunchJson(a.launch)},
           {"copies", CopiesJson(a.copies)},

@@ -82,9 +82,15 @@ std::string RankSection(const RankAnalysis& a) {
                        fmt::format("{}:{}", s.device, s.stream), s.ops, Dur(s.host_wait_ns),
                        Dur(s.kernel_wait_ns), Dur(s.other_ns));
   }
+  if (a.idle.size() > 1) {  // with one stream the GPU's gaps are that stream's
+    const StreamIdle& g = a.gpu_idle;
+    out += fmt::format("  {:<12} {:>8} {:>12} {:>12} {:>12}\n", "GPU (all)", g.ops,
+                       Dur(g.host_wait_ns), Dur(g.kernel_wait_ns), Dur(g.other_ns));
+  }
   const KernelBreakdown& k = a.kernels;
-  out += fmt::format("  GPU ops {} ({} kernels, {} launched by CUDA graphs), total {}\n",
-                     k.op_count, k.kernel_count, k.graph_launched_count, Dur(k.total_ns));
+  out +=
+      fmt::format("  GPU ops in the window {} ({} kernels, {} launched by CUDA graphs), total {}\n",
+                  k.op_count, k.kernel_count, k.graph_launched_count, Dur(k.total_ns));
   for (const KernelCategoryTime& c : k.categories) {
     out += fmt::format("    {:<14} {:>10} {:>6.1f} %  x{}\n", c.category, Dur(c.total_ns), c.pct,
                        c.count);
@@ -98,9 +104,10 @@ std::string RankSection(const RankAnalysis& a) {
   int max_q = 0;
   for (const StreamQueue& q : l.queues) max_q = std::max(max_q, q.max_queue);
   out += fmt::format(
-      "  launches {}: {:.1f} % shorter than their launch; launch mean {}, kernel median {}; "
+      "  whole trace: launches {}: {:.1f} % shorter than their launch; launch median {}, kernel "
+      "median {}; "
       "delay p50 {} p95 {}; max queue {}\n",
-      l.launches, l.shorter_pct, Dur(l.launch_mean_ns), Dur(l.kernel_median_ns),
+      l.launches, l.shorter_pct, Dur(l.launch_median_ns), Dur(l.kernel_median_ns),
       Dur(l.delay_p50_ns), Dur(l.delay_p95_ns), max_q);
   const CopyStats& c = a.copies;
   for (const CopyDirection& d : c.directions) {
@@ -127,7 +134,8 @@ std::string RankSection(const RankAnalysis& a) {
 
 std::string CrossSection(const CrossRank& x) {
   if (x.lateness.empty() && x.missing_ranks.empty() && x.duplicate_ranks.empty()) return "";
-  std::string out = fmt::format("across ranks: world size {}, {} rank(s) present", x.world_size,
+  std::string out = fmt::format("across ranks: world size {}, {} rank(s) present",
+                                x.world_size < 0 ? "unknown" : std::to_string(x.world_size),
                                 x.ranks_present.size());
   if (!x.missing_ranks.empty()) out += ", missing " + FormatCpuList(x.missing_ranks);
   out += "\n";

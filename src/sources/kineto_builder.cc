@@ -36,6 +36,7 @@ void KinetoEvent::Reset() {
   tid = -1;
   device = stream = correlation = -1;
   bytes = 0;
+  size = 0;
   rocm_dispatch = false;
   metric_count = 0;
 }
@@ -137,6 +138,9 @@ void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
     call.tid = ev.tid;
     call.kind = ClassifyRuntimeCall(ev.name);
     saw_rocm_ = saw_rocm_ || IsHipApiName(ev.name);
+    if (ev.size > 0 && ev.correlation != -1) {
+      call_bytes_[ev.correlation] = static_cast<uint64_t>(ev.size);
+    }
     trace_->runtime.push_back(call);
   } else {
     TraceRange range;
@@ -157,6 +161,14 @@ void KinetoTraceBuilder::Finish() {
   }
   if (!graph_launches.empty()) {
     for (GpuOp& op : trace_->gpu_ops) op.graph_launched = graph_launches.count(op.correlation) > 0;
+  }
+  // ROCm traces give a copy's size on its hipMemcpy* call (args.size), not on the copy.
+  if (!call_bytes_.empty()) {
+    for (GpuOp& op : trace_->gpu_ops) {
+      if (op.kind == GpuOpKind::kKernel || op.bytes != 0 || op.correlation == -1) continue;
+      auto it = call_bytes_.find(op.correlation);
+      if (it != call_bytes_.end()) op.bytes = it->second;
+    }
   }
   if (saw_rocm_) {
     trace_->device_type = "rocm";

@@ -31,6 +31,7 @@ struct KinetoEvent {
   int64_t stream = -1;
   int64_t correlation = -1;
   int64_t bytes = 0;
+  int64_t size = 0;  // args.size of a runtime call: ROCm puts a copy's bytes on hipMemcpy*
   bool rocm_dispatch = false;  // args.kind == "Dispatch Kernel" (roctracer kernels)
   // Numeric args of a cuda_profiler_range event: metric name and value.
   std::vector<std::pair<std::string, double>> metrics;
@@ -52,6 +53,8 @@ class KinetoTraceBuilder {
 
   // Counts a traceEvents element that is not an object, at byte `offset`.
   void AddNonObject(uint64_t offset);
+  // traceEvents elements that were not objects, so far.
+  uint64_t non_objects() const { return non_objects_; }
 
   // Marks graph-launched GPU ops (correlation of a cudaGraphLaunch call; the runtime names are
   // only all known at the end), sets device_type, sorts every list by start (stable) and appends
@@ -75,6 +78,7 @@ class KinetoTraceBuilder {
   uint64_t non_objects_ = 0;
   uint64_t first_non_object_ = 0;
   uint64_t unknown_events_ = 0;
+  std::unordered_map<int64_t, uint64_t> call_bytes_;  // correlation -> args.size of the call
   std::unordered_set<std::string> unknown_categories_;
 };
 

@@ -61,6 +61,12 @@ class KinetoParser {
     }
     if (js_.failed()) return OnFailure();
     if (!events_reached_) return InvalidInput(origin_ + ": no traceEvents array at the top level");
+    if (trace_.events_seen == 0 && builder_.non_objects() > 0) {
+      // [1, 2, "a"]: a JSON list, but nothing in it is an event.
+      return InvalidInput(origin_ + ": traceEvents holds " +
+                          std::to_string(builder_.non_objects()) +
+                          " element(s) and none is an event object: not a trace");
+    }
     if (js_.Peek() != JsonStream::kEnd) {
       AddWarning("byte " + std::to_string(js_.offset()) +
                  ": ignored data after the end of the JSON document");
@@ -83,15 +89,19 @@ class KinetoParser {
   // were reached gives what was read, marked truncated.
   Result<RankTrace> OnFailure() {
     if (!js_.failed_at_end()) {
-      // Garbage in gzip data whose CRC or deflate codes turn out bad is corruption, not a bad
-      // document: keep what came before it, as for a truncated file.
+      // A document broken before its events (or before the first complete one) is not a trace
+      // we can read.
       if (!events_reached_) return js_.status();
       const Status& source = js_.DrainVerifiedSource();
-      if (source.ok()) return js_.status();
+      if (trace_.events_seen == 0 && source.ok()) return js_.status();
+      // Garbage in gzip data whose CRC or deflate codes turn out bad is corruption of the file;
+      // in plain JSON a syntax error inside or after the events is damage too (a partial copy,
+      // a crash while writing). Either way the complete events before it are kept.
+      const std::string why =
+          source.ok() ? StripOrigin(js_.status().message()) : StripOrigin(source.message());
       trace_.truncated = true;
       AddWarning("input is unreadable from byte " + std::to_string(js_.offset()) +
-                 (in_events_ ? " inside" : " after") + " traceEvents (" +
-                 StripOrigin(source.message()) + "); analysed the " +
+                 (in_events_ ? " inside" : " after") + " traceEvents (" + why + "); analysed the " +
                  std::to_string(trace_.events_seen) + " complete events before it");
       return Finish();
     }
@@ -272,6 +282,8 @@ class KinetoParser {
         ev_.correlation = ReadInt().value_or(-1);
       } else if (Is(key_, "bytes")) {
         ev_.bytes = ReadInt().value_or(0);
+      } else if (Is(key_, "size") && ev_.has_cat && ev_.cat == KinetoCategory::kRuntime) {
+        ev_.size = ReadInt().value_or(0);
       } else if (Is(key_, "kind") && js_.Peek() == '"') {
         if (js_.ReadString(&num_)) ev_.rocm_dispatch = num_ == "Dispatch Kernel";
       } else if (ev_.has_cat && ev_.cat == KinetoCategory::kProfilerRange) {

@@ -327,6 +327,22 @@ TEST(KinetoReaderTest, RocmFromHipNamesOrDispatchKernels) {
   EXPECT_EQ(dispatch.device_type, "rocm");
 }
 
+TEST(KinetoReaderTest, RocmCopyBytesComeFromTheirCall) {
+  // ROCm's copy events carry no bytes; the hipMemcpy* call has them as args.size (a string).
+  RankTrace t = MustParse(R"js({"traceEvents": [
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Host -> Device)", "ts": 10, "dur": 2,
+     "args": {"device": 2, "stream": 0, "correlation": 117, "kind": "HtoD"}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "ts": 5, "dur": 9,
+     "args": {"stream": "0x0", "correlation": 117, "size": "2560", "kind": "1"}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH", "ts": 20, "dur": 2,
+     "args": {"device": 0, "stream": 7, "correlation": 118, "bytes": 64}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "ts": 15, "dur": 1,
+     "args": {"correlation": 118, "size": 999}}]})js");
+  ASSERT_EQ(t.gpu_ops.size(), 2u);
+  EXPECT_EQ(t.gpu_ops[0].bytes, 2560u);
+  EXPECT_EQ(t.gpu_ops[1].bytes, 64u);  // the copy's own bytes win
+}
+
 TEST(KinetoReaderTest, BadTimesAreSkippedWithOneWarning) {
   const std::string doc = R"js({"traceEvents": [
     {"ph": "X", "cat": "kernel", "name": "ok", "ts": 1, "dur": 1},
@@ -361,14 +377,22 @@ TEST(KinetoReaderTest, NotATrace) {
             "t.json: byte 0: expected '{' or '[' at the start of a trace (not a JSON trace)");
   EXPECT_EQ(ParseError(R"js({"schemaVersion": 1})js"),
             "t.json: no traceEvents array at the top level");
+  EXPECT_EQ(ParseError(R"js([1, 2, "a"])js"),
+            "t.json: traceEvents holds 3 element(s) and none is an event object: not a trace");
   EXPECT_EQ(ParseError(R"js({"traceEvents": {}})js"),
             "t.json: byte 16: traceEvents is not an array");
   EXPECT_EQ(ParseError(R"js({"a": 1 "traceEvents": []})js"),
             "t.json: byte 8: expected ',' or '}' after an object member");
   EXPECT_EQ(ParseError(R"js({"traceEvents": [{"ph": "X" "cat": "kernel"}]})js"),
             "t.json: byte 28: expected ',' or '}' after an object member");
-  EXPECT_EQ(ParseError(R"js({"traceEvents": [{"ph": "X"} {"ph": "X"}]})js"),
-            "t.json: byte 29: expected ',' or ']' after an array element");
+  // Garbage after complete events is damage, not a non-trace: those events are kept.
+  RankTrace damaged = MustParse(R"js({"traceEvents": [{"ph": "X"} {"ph": "X"}]})js");
+  EXPECT_TRUE(damaged.truncated);
+  EXPECT_EQ(damaged.events_seen, 1u);
+  ASSERT_EQ(damaged.warnings.size(), 1u);
+  EXPECT_EQ(damaged.warnings[0],
+            "t.json: input is unreadable from byte 29 inside traceEvents (byte 29: expected ',' or "
+            "']' after an array element); analysed the 1 complete events before it");
   EXPECT_EQ(ParseError("{\"traceEvents\": [" + std::string(100000, '[')),
             "t.json: byte 529: nesting deeper than 512 levels");
 }

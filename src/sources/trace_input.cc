@@ -70,6 +70,18 @@ Result<TraceInput> ReadTraceInput(const std::string& path) {
   if (ec || !fs::exists(st)) return NotFound(path + ": no such file or directory");
   TraceInput input;
   if (!fs::is_directory(st)) {
+    // A FIFO would block the format sniff (and a pipe cannot be read twice): files only.
+    if (!fs::is_regular_file(st)) {
+      const char* kind = fs::is_fifo(st)             ? "a FIFO or pipe"
+                         : fs::is_character_file(st) ? "a character device"
+                         : fs::is_block_file(st)     ? "a block device"
+                         : fs::is_socket(st)         ? "a socket"
+                                                     : "not a regular file";
+      return InvalidInput(path + ": " + kind +
+                          ", not a trace file: save the trace to a file and pass its path");
+    }
+    if (fs::file_size(path, ec) == 0 && !ec)
+      return InvalidInput(path + ": empty file, not a trace");
     Result<RankTrace> one = ReadOne(path);
     if (!one.ok()) return one.status();
     input.ranks.push_back(std::move(one).value());

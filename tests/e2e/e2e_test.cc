@@ -6,6 +6,7 @@
 // NAME/README.md as "- `id` severity" must appear in the JSON. GPUVET_UPDATE_GOLDEN=1 rewrites
 // the goldens instead of comparing.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -605,6 +606,17 @@ TEST(CliTest, TraceInputErrors) {
     }
   }
   EXPECT_TRUE(skipped) << mixed.out;
+
+  // A FIFO would block reading; an empty file is not a trace: both a clear refusal, not a hang.
+  const fs::path fifo = dir / "pipe.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  RunResult piped = Gpuvet({"trace", fifo.string()});
+  EXPECT_EQ(piped.exit_code, 2);
+  EXPECT_NE(piped.err.find("FIFO"), std::string::npos) << piped.err;
+  WriteText(dir / "empty.json", "");
+  RunResult empty = Gpuvet({"trace", (dir / "empty.json").string()});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("empty file"), std::string::npos) << empty.err;
   fs::remove_all(dir);
 }
 
