@@ -7,11 +7,13 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sources/nsys_kinds.h"
@@ -80,6 +82,15 @@ std::string BuildExport(const std::string& name) {
   std::string sql = ExportSql(name);
   EXPECT_FALSE(sql.empty()) << "no '-- @@export " << name << "' section";
   return BuildDb(name + ".sqlite", sql);
+}
+
+// The only trace of a single-process, single-device export (errors pass through).
+Result<RankTrace> ReadSingle(const std::string& path) {
+  auto r = ReadNsysSqlite(path);
+  if (!r.ok()) return r.status();
+  EXPECT_EQ(r->size(), 1u) << path;
+  if (r->size() != 1) return Internal(path + ": " + std::to_string(r->size()) + " traces");
+  return std::move(r->front());
 }
 
 const char* OpKind(GpuOpKind k) {
@@ -159,7 +170,7 @@ constexpr char kNccl[] =
 
 TEST(NsysReaderTest, CurrentSchemaExactModel) {
   std::string path = BuildExport("current");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankTrace& t = r.value();
   EXPECT_EQ(t.source, path);
@@ -220,7 +231,7 @@ TEST(NsysReaderTest, CurrentSchemaExactModel) {
 
 TEST(NsysReaderTest, OlderSchemaTolerated) {
   std::string path = BuildExport("older");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankTrace& t = r.value();
   EXPECT_EQ(t.rank, -1);
@@ -258,7 +269,7 @@ TEST(NsysReaderTest, NeverModifiesTheFile) {
   std::string path = BuildExport("current");
   std::string before = ReadText(path);
   auto mtime = fs::last_write_time(path);
-  ASSERT_TRUE(ReadNsysSqlite(path).ok());
+  ASSERT_TRUE(ReadSingle(path).ok());
   EXPECT_EQ(ReadText(path), before);
   EXPECT_EQ(fs::last_write_time(path), mtime);
   EXPECT_FALSE(fs::exists(path + "-journal"));
@@ -275,7 +286,7 @@ TEST(NsysReaderTest, InlineTextNamesAndMissingStringIds) {
                              "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, "
                              "globalTid INT, correlationId INT, nameId INT);"
                              "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 5, 7, 42);");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Ops(r.value()),
             (std::vector<std::string>{"kernel 10+10 dev1 s3 c7 0B - ?>? | my_kernel"}));
@@ -285,7 +296,7 @@ TEST(NsysReaderTest, InlineTextNamesAndMissingStringIds) {
 }
 
 TEST(NsysBadInputTest, MissingFile) {
-  auto r = ReadNsysSqlite((TestDir() / "does-not-exist.sqlite").string());
+  auto r = ReadSingle((TestDir() / "does-not-exist.sqlite").string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_NE(r.status().message().find("does-not-exist.sqlite"), std::string::npos);
@@ -294,7 +305,7 @@ TEST(NsysBadInputTest, MissingFile) {
 TEST(NsysBadInputTest, NotSqlite) {
   fs::path p = TestDir() / "trace.json";
   WriteText(p, "{\"traceEvents\": []}");
-  auto r = ReadNsysSqlite(p.string());
+  auto r = ReadSingle(p.string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(p.string() + ": not an SQLite database"), std::string::npos)
@@ -304,7 +315,7 @@ TEST(NsysBadInputTest, NotSqlite) {
 TEST(NsysBadInputTest, EmptyFile) {
   fs::path p = TestDir() / "empty.sqlite";
   WriteText(p, "");
-  auto r = ReadNsysSqlite(p.string());
+  auto r = ReadSingle(p.string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(p.string() + ": file is empty"), std::string::npos);
@@ -313,7 +324,7 @@ TEST(NsysBadInputTest, EmptyFile) {
 TEST(NsysBadInputTest, EmptySqlite) {
   // A valid database with no table at all (VACUUM writes the header page).
   std::string path = BuildDb("no-tables.sqlite", "VACUUM;");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(path + ": an SQLite database without any table"),
@@ -325,7 +336,7 @@ TEST(NsysBadInputTest, NoCuptiTables) {
   std::string path = BuildDb("nvtx-only.sqlite",
                              "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
                              "CREATE TABLE NVTX_EVENTS (start INT, end INT, text TEXT);");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(path + ": no CUPTI_ACTIVITY_KIND_* table"), std::string::npos)
@@ -337,7 +348,7 @@ TEST(NsysBadInputTest, TruncatedHeader) {
   std::string whole = ReadText(BuildExport("current"));
   fs::path p = TestDir() / "cut-header.sqlite";
   WriteText(p, whole.substr(0, 60));
-  auto r = ReadNsysSqlite(p.string());
+  auto r = ReadSingle(p.string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(p.string() + ": truncated SQLite file: 60 bytes"),
@@ -353,7 +364,7 @@ TEST(NsysBadInputTest, TruncatedFileNeverCrashes) {
   for (size_t cut = 100; cut < whole.size(); cut += (cut < 4096 ? 997 : 4096)) {
     fs::path p = TestDir() / "cut.sqlite";
     WriteText(p, whole.substr(0, cut));
-    auto r = ReadNsysSqlite(p.string());
+    auto r = ReadSingle(p.string());
     if (r.ok()) {
       EXPECT_TRUE(r->truncated) << cut;
       ASSERT_FALSE(r->warnings.empty());
@@ -379,7 +390,7 @@ TEST(NsysBadInputTest, GarbledPagesNeverCrash) {
     }
     fs::path p = TestDir() / "garbled.sqlite";
     WriteText(p, bad);
-    auto r = ReadNsysSqlite(p.string());
+    auto r = ReadSingle(p.string());
     if (!r.ok()) {
       EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput) << r.status().message();
       EXPECT_EQ(r.status().message().rfind(p.string() + ": ", 0), 0u) << r.status().message();
@@ -449,11 +460,158 @@ TEST(NsysReaderTest, RemapsRenumberedEnums) {
       "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, streamId INT,"
       " correlationId INT, bytes INT, copyKind INT, srcKind INT, dstKind INT);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1, 3, 0, 7, 9, 64, 5, 21, 20);");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Ops(r.value()), (std::vector<std::string>{"memcpy 1+2 dev0 s7 c9 64B DtoH "
                                                       "device>pageable | Memcpy DtoH (Device -> "
                                                       "Pageable)"}));
+}
+
+}  // namespace
+}  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+size_t CountKind(const RankTrace& t, RuntimeKind k) {
+  return std::count_if(t.runtime.begin(), t.runtime.end(),
+                       [k](const RuntimeCall& c) { return c.kind == k; });
+}
+
+bool AllOnDevice(const RankTrace& t, int device) {
+  return std::all_of(t.gpu_ops.begin(), t.gpu_ops.end(),
+                     [device](const GpuOp& o) { return o.device == device; });
+}
+
+TEST(NsysMultiProcessTest, OneTracePerRank) {
+  // Two torchrun ranks in one export: each rank keeps its own kernels, launches (matched by
+  // correlation id within its own process: both use ids 1000..1499) and NVTX ranges.
+  std::string path = BuildExport("multigpu");
+  auto r = ReadNsysSqlite(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 2u);
+  for (int rank = 0; rank < 2; ++rank) {
+    const RankTrace& t = (*r)[rank];
+    SCOPED_TRACE(rank);
+    EXPECT_EQ(t.rank, rank);
+    EXPECT_EQ(t.part, "");
+    EXPECT_EQ(t.source, path);
+    EXPECT_EQ(t.device_type, "cuda");
+    ASSERT_EQ(t.gpu_ops.size(), 500u);
+    EXPECT_TRUE(AllOnDevice(t, rank));
+    EXPECT_EQ(t.gpu_ops[0].start_ns, 1000000 + 1000 * rank);
+    EXPECT_EQ(t.gpu_ops[1].start_ns - t.gpu_ops[0].start_ns, 2000);  // the 1 us gap is kept
+    EXPECT_EQ(CountKind(t, RuntimeKind::kLaunch), 500u);
+    EXPECT_EQ(CountKind(t, RuntimeKind::kDeviceSync), 1u);
+    ASSERT_EQ(t.runtime.size(), 501u);
+    EXPECT_EQ(t.runtime.back().start_ns, 2001000 + 1000 * rank);  // its own process's sync
+    EXPECT_EQ(Ranges(t, t.annotations),
+              (std::vector<std::string>{"900000+1100000 t" + std::to_string(100 * (rank + 1)) +
+                                        " | train"}));
+    EXPECT_EQ(t.events_seen, 1002u);
+    EXPECT_TRUE(AnyWarningHas(t, "2 processes, 2 process/device timelines in one export"));
+    // The launcher's NVTX range (pid 50, no CUDA activity) is not analysed.
+    EXPECT_TRUE(AnyWarningHas(t, "1 host events of processes without CUDA activity"));
+  }
+}
+
+TEST(NsysMultiProcessTest, OneProcessTwoDevicesKeptApart) {
+  // The same work driven by one process (pid 100) on two GPUs: one trace per device, launches
+  // following their kernels, the sync and NVTX ranges shared by both devices.
+  std::string sql = ExportSql("multigpu") +
+                    "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = 100 << 24, "
+                    "correlationId = correlationId + 100000 WHERE deviceId = 1;"
+                    "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = (100 << 24) | 101, "
+                    "correlationId = correlationId + 100000 WHERE globalTid = (200 << 24) | 200;"
+                    "UPDATE NVTX_EVENTS SET globalTid = (100 << 24) | 101 "
+                    "WHERE globalTid = (200 << 24) | 200;"
+                    "DELETE FROM MPI_RANKS WHERE rank = 1;";
+  std::string path = BuildDb("one-process.sqlite", sql);
+  auto r = ReadNsysSqlite(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 2u);
+  for (int dev = 0; dev < 2; ++dev) {
+    const RankTrace& t = (*r)[dev];
+    SCOPED_TRACE(dev);
+    // Not "rank 0" twice (that reads as two runs of one rank): the rank goes into the label.
+    EXPECT_EQ(t.rank, -1);
+    EXPECT_EQ(t.part, "rank 0, pid 100, device " + std::to_string(dev));
+    ASSERT_EQ(t.gpu_ops.size(), 500u);
+    EXPECT_TRUE(AllOnDevice(t, dev));
+    EXPECT_EQ(CountKind(t, RuntimeKind::kLaunch), 500u);
+    EXPECT_EQ(CountKind(t, RuntimeKind::kDeviceSync), 2u);  // no GPU op: both devices see both
+    EXPECT_EQ(t.annotations.size(), 2u);
+    EXPECT_TRUE(AnyWarningHas(t, "1 processes, 2 process/device timelines"));
+  }
+}
+
+TEST(NsysMultiProcessTest, UnknownProcessesWithoutRanks) {
+  // No MPI_RANKS and GPU ops of a process whose host side was not traced: subjects by pid.
+  std::string sql = ExportSql("multigpu") +
+                    "DROP TABLE MPI_RANKS;"
+                    "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE globalTid = (200 << 24) | 200;";
+  auto r = ReadNsysSqlite(BuildDb("no-ranks.sqlite", sql));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].rank, -1);
+  EXPECT_EQ((*r)[0].part, "pid 100, device 0");
+  EXPECT_EQ((*r)[0].runtime.size(), 501u);
+  EXPECT_EQ((*r)[1].part, "pid 200, device 1");
+  EXPECT_EQ((*r)[1].runtime.size(), 0u);
+  EXPECT_EQ((*r)[1].annotations.size(), 1u);
+}
+
+TEST(NsysMultiProcessTest, OpsWithoutProcessColumnStayTogether) {
+  // An export without globalPid on GPU ops and one traced process: nothing to split by
+  // process, but the two devices are still kept apart.
+  std::string sql = ExportSql("multigpu") +
+                    "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = NULL;"
+                    "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE globalTid = (200 << 24) | 200;"
+                    "DELETE FROM NVTX_EVENTS WHERE globalTid <> (100 << 24) | 100;";
+  auto r = ReadNsysSqlite(BuildDb("no-pid.sqlite", sql));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].part, "rank 0, pid 100, device 0");
+  EXPECT_EQ((*r)[1].part, "rank 0, pid 100, device 1");
+  EXPECT_TRUE(AllOnDevice((*r)[1], 1));
+  EXPECT_EQ((*r)[1].gpu_ops.size(), 500u);
+}
+
+TEST(NsysGraphTraceTest, WholeGraphExecutionsAreGpuWork) {
+  std::string path = BuildExport("graphs");
+  auto r = ReadSingle(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RankTrace& t = r.value();
+  ASSERT_EQ(t.gpu_ops.size(), 20u);
+  std::vector<std::string> ops = Ops(t);
+  EXPECT_EQ(ops[0], "kernel 1000000+1000000 dev0 s14 c10 0B - ?>? graph | CUDA graph 7");
+  EXPECT_EQ(ops[19], "kernel 20950000+1000000 dev0 s14 c29 0B - ?>? graph | CUDA graph 7");
+  EXPECT_EQ(CountKind(t, RuntimeKind::kGraphLaunch), 20u);
+  EXPECT_TRUE(AnyWarningHas(t, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE: 1 rows without a usable"));
+}
+
+TEST(NsysGraphTraceTest, ToleratesMissingColumns) {
+  // Only start/end: device, stream, graph unknown; still busy GPU time.
+  auto r = ReadSingle(BuildDb("graph-min.sqlite",
+                              "CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INT, end INT);"
+                              "INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (10, 50);"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Ops(r.value()),
+            (std::vector<std::string>{"kernel 10+40 dev-1 s-1 c-1 0B - ?>? graph | CUDA graph"}));
+}
+
+TEST(NsysStepsTest, RealisticWindow) {
+  // The steps export spans 80 ms with 20 ProfilerStep ranges (analysed to a verdict in the e2e
+  // test); here: the model the analyses get.
+  auto r = ReadSingle(BuildExport("steps"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RankTrace& t = r.value();
+  EXPECT_EQ(t.steps.size(), 20u);
+  EXPECT_EQ(t.annotations.size(), 20u);
+  EXPECT_EQ(t.gpu_ops.size(), 220u);  // 200 kernels + 20 copies
+  EXPECT_EQ(t.runtime.size(), 240u);
+  EXPECT_EQ(t.gpu_ops.back().start_ns + t.gpu_ops.back().dur_ns, 80980000);
+  EXPECT_EQ(t.Name(t.steps[19].name), "ProfilerStep#19");
 }
 
 }  // namespace
