@@ -577,6 +577,54 @@ TEST(NsysMultiProcessTest, OpsWithoutProcessColumnStayTogether) {
   EXPECT_EQ((*r)[1].gpu_ops.size(), 500u);
 }
 
+TEST(NsysMultiProcessTest, TruncatedOrGarbledNeverCrashes) {
+  // Cut or damaged multi-process exports: every part flagged truncated, or a precise error.
+  std::string whole = ReadText(BuildExport("multigpu"));
+  ASSERT_GT(whole.size(), 8192u);
+  for (size_t cut = 4096; cut < whole.size(); cut += 4096) {
+    fs::path p = TestDir() / "cut-multi.sqlite";
+    WriteText(p, whole.substr(0, cut));
+    auto r = ReadNsysSqlite(p.string());
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput) << cut << r.status().message();
+      continue;
+    }
+    ASSERT_FALSE(r->empty()) << cut;
+    EXPECT_LE(r->size(), 2u) << cut;
+    for (const RankTrace& t : *r) EXPECT_TRUE(t.truncated) << cut;
+  }
+  for (size_t page = 1; page * 4096 < whole.size(); ++page) {
+    std::string bad = whole;
+    for (size_t i = page * 4096 + 100; i < page * 4096 + 900 && i < bad.size(); ++i) {
+      bad[i] = static_cast<char>(i * 13 + 5);
+    }
+    fs::path p = TestDir() / "garbled-multi.sqlite";
+    WriteText(p, bad);
+    auto r = ReadNsysSqlite(p.string());
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput) << r.status().message();
+    } else {
+      EXPECT_FALSE(r->empty());
+    }
+  }
+}
+
+TEST(NsysMultiProcessTest, ImplausiblyManyTimelinesAreNotSplit) {
+  // 1100 device ids (damaged ids, not a real capture): one trace and a warning, not 1100 copies
+  // of the names table.
+  auto r = ReadNsysSqlite(
+      BuildDb("many-devices.sqlite",
+              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, end INT, deviceId INT, "
+              "streamId INT, correlationId INT, demangledName TEXT, globalPid INT);"
+              "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1099) "
+              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 10 * i, 10 * i + 5, i, 7, i, 'k', "
+              "100 << 24 FROM n;"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ(r->front().gpu_ops.size(), 1100u);
+  EXPECT_TRUE(AnyWarningHas(r->front(), "1100 process/device pairs, more than 1024"));
+}
+
 TEST(NsysGraphTraceTest, WholeGraphExecutionsAreGpuWork) {
   std::string path = BuildExport("graphs");
   auto r = ReadSingle(path);
