@@ -577,6 +577,24 @@ TEST(NsysMultiProcessTest, OpsWithoutProcessColumnStayTogether) {
   EXPECT_EQ((*r)[1].gpu_ops.size(), 500u);
 }
 
+TEST(NsysMultiProcessTest, OnlyActiveProcessTakesItsRank) {
+  // MPI_RANKS lists two ranks but only rank 1's process ran CUDA work: one trace, rank 1.
+  std::string sql = ExportSql("multigpu") +
+                    "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE globalPid = 100 << 24;"
+                    "DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE globalTid = (100 << 24) | 100;";
+  auto r = ReadNsysSqlite(BuildDb("one-active.sqlite", sql));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ(r->front().rank, 1);
+  EXPECT_EQ(r->front().part, "");
+  EXPECT_EQ(r->front().gpu_ops.size(), 500u);
+  EXPECT_FALSE(AnyWarningHas(r->front(), "rank left unknown"));
+  // Its own NVTX range only: rank 0's and the launcher's are not this rank's.
+  EXPECT_EQ(Ranges(r->front(), r->front().annotations),
+            (std::vector<std::string>{"900000+1100000 t200 | train"}));
+  EXPECT_TRUE(AnyWarningHas(r->front(), "2 host events of processes without CUDA activity"));
+}
+
 TEST(NsysMultiProcessTest, TruncatedOrGarbledNeverCrashes) {
   // Cut or damaged multi-process exports: every part flagged truncated, or a precise error.
   std::string whole = ReadText(BuildExport("multigpu"));

@@ -16,6 +16,13 @@ namespace {
 // part copies the names table, so the split is refused rather than multiplying memory.
 constexpr size_t kMaxTimelines = 1024;
 
+constexpr char kDroppedNote[] =
+    " host events of processes without CUDA activity (or of unknown processes) not analysed";
+
+// Drops the elements of `v` owned by a known process other than `pid`; returns how many.
+template <typename T>
+uint64_t KeepProcess(std::vector<T>& v, const std::vector<int64_t>& owners, int64_t pid);
+
 struct UnitKey {
   int64_t pid = -1;
   int32_t device = -1;
@@ -33,6 +40,20 @@ void SortByStart(RankTrace& t) {
 
 int64_t OwnerAt(const std::vector<int64_t>& owners, size_t i) {
   return i < owners.size() ? owners[i] : -1;
+}
+
+template <typename T>
+uint64_t KeepProcess(std::vector<T>& v, const std::vector<int64_t>& owners, int64_t pid) {
+  size_t kept = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    int64_t owner = OwnerAt(owners, i);
+    if (owner >= 0 && owner != pid) continue;
+    if (kept != i) v[kept] = std::move(v[i]);
+    ++kept;
+  }
+  uint64_t dropped = v.size() - kept;
+  v.resize(kept);
+  return dropped;
 }
 
 // The single rank MPI_RANKS gives `pid` (or, for pid < 0, the whole export), else -1.
@@ -80,12 +101,22 @@ std::vector<RankTrace> SplitNsysTrace(RankTrace whole, const NsysOwners& owners)
     units = 1;
   }
   if (units <= 1) {
-    whole.rank = RankOf(owners, -1);
+    // The rank of the one process with CUDA activity, else the export's only rank.
+    int64_t pid = devices.size() == 1 ? devices.begin()->first : -1;
+    whole.rank = RankOf(owners, pid >= 0 && owners.ranks.count(pid) > 0 ? pid : -1);
     std::set<int> all;
     for (const auto& r : owners.ranks) all.insert(r.second.begin(), r.second.end());
-    if (all.size() > 1) {
+    if (whole.rank < 0 && all.size() > 1) {
       whole.warnings.push_back(whole.source +
                                ": MPI_RANKS lists several ranks in one export; rank left unknown");
+    }
+    if (pid >= 0) {  // NVTX ranges of other processes (a launcher) are not this rank's
+      uint64_t dropped = KeepProcess(whole.steps, owners.step_pid, pid) +
+                         KeepProcess(whole.annotations, owners.annotation_pid, pid);
+      if (dropped > 0) {
+        whole.events_seen -= std::min<uint64_t>(whole.events_seen, dropped);
+        whole.warnings.push_back(whole.source + ": " + std::to_string(dropped) + kDroppedNote);
+      }
     }
     SortByStart(whole);
     return {std::move(whole)};
@@ -171,9 +202,7 @@ std::vector<RankTrace> SplitNsysTrace(RankTrace whole, const NsysOwners& owners)
     t.events_seen = t.gpu_ops.size() + t.runtime.size() + t.steps.size() + t.annotations.size();
     t.warnings.push_back(note);
     if (dropped > 0) {
-      t.warnings.push_back(whole.source + ": " + std::to_string(dropped) +
-                           " host events of processes without CUDA activity (or of unknown "
-                           "processes) not analysed");
+      t.warnings.push_back(whole.source + ": " + std::to_string(dropped) + kDroppedNote);
     }
     SortByStart(t);
   }

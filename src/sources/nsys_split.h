@@ -38,8 +38,8 @@ inline int64_t PidOfGlobalId(int64_t global_id) { return global_id >> 24; }
 // - `part` says which process/device a trace is when the export held several ("pid 4242,
 //   device 1", "rank 3, pid 4242, device 1"); "" when a rank alone names it.
 // When the export holds one process on at most one device (or more than 1024 process/device
-// pairs: corrupt ids, warned), the result is `whole` alone (rank from MPI_RANKS when it lists
-// exactly one). Host events of processes without any CUDA activity
+// pairs: corrupt ids, warned), the result is `whole` alone (rank: that process's in MPI_RANKS,
+// else the export's only rank there). Host events of processes without any CUDA activity
 // (a launcher's NVTX ranges) and of unknown processes are dropped with a warning when there are
 // several processes. names, warnings, source, format, input_bytes and truncated are copied to
 // every part; events_seen counts each part's own events. device_type is "cuda" where a part has
