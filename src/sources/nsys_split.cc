@@ -162,6 +162,7 @@ std::vector<RankTrace> SplitNsysTrace(RankTrace whole, const NsysOwners& owners)
     if (op.correlation >= 0) corr_device.emplace(std::make_pair(pid, op.correlation), op.device);
     out[index.at(UnitKey{pid, op.device})].gpu_ops.push_back(op);
   }
+  std::vector<GpuOp>().swap(whole.gpu_ops);  // the parts hold them now: free, not keep twice
   uint64_t dropped = 0;
   // Every unit of `pid`; none when the process has no CUDA activity.
   auto units_of = [&](int64_t pid) {
@@ -184,6 +185,7 @@ std::vector<RankTrace> SplitNsysTrace(RankTrace whole, const NsysOwners& owners)
     if (u.empty()) ++dropped;
     for (size_t k : u) out[k].runtime.push_back(c);
   }
+  std::vector<RuntimeCall>().swap(whole.runtime);
   auto spread = [&](const std::vector<TraceRange>& from, const std::vector<int64_t>& pids,
                     std::vector<TraceRange> RankTrace::*to) {
     for (size_t i = 0; i < from.size(); ++i) {
