@@ -21,7 +21,8 @@ namespace gpuvet {
 //   nsys constants; named as Kineto names them, "Memcpy HtoD (Pageable -> Device)") and _MEMSET
 //   ("Memset (Device)"); graph_launched when graphNodeId is set or the correlation id is that of
 //   a cudaGraphLaunch. _GRAPH_TRACE rows (whole-graph executions, `--cuda-graph-trace=graph`)
-//   are graph-launched kernels named "CUDA graph <graphId>".
+//   are graph-launched kernels named "CUDA graph <graphId>" (deviceId INT_MAX, a graph whose
+//   first node ran on the host, is read as the process's only device, else -1).
 // - runtime: CUPTI_ACTIVITY_KIND_RUNTIME, names without nsys's "_v<N>" version suffix
 //   ("cudaLaunchKernel_v7000" -> "cudaLaunchKernel"), tid = globalTid's thread part; plus
 //   host-blocking _SYNCHRONIZATION records whose correlation id has no runtime call.

@@ -656,6 +656,34 @@ TEST(NsysGraphTraceTest, WholeGraphExecutionsAreGpuWork) {
   EXPECT_TRUE(AnyWarningHas(t, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE: 1 rows without a usable"));
 }
 
+TEST(NsysGraphTraceTest, HostStartedGraphStaysWithItsDevice) {
+  // deviceId INT_MAX: the graph's first node ran on the host. Device unknown, but the process
+  // drives one GPU, so it is that GPU's work, not a second timeline.
+  std::string sql = ExportSql("graphs") +
+                    "UPDATE CUPTI_ACTIVITY_KIND_GRAPH_TRACE SET deviceId = 2147483647 "
+                    "WHERE correlationId = 10;";
+  auto r = ReadNsysSqlite(BuildDb("host-graph.sqlite", sql));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 1u);
+  ASSERT_EQ(r->front().gpu_ops.size(), 20u);
+  EXPECT_EQ(r->front().gpu_ops[0].device, 0);  // so the stream is not split in two
+  EXPECT_EQ(r->front().gpu_ops[1].device, 0);
+  // With a second process on another GPU, each process keeps its own.
+  sql +=
+      "INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (1000000, 1500000, 3, 1, NULL, 14, "
+      "10, 301 << 24, 8, 1);";
+  r = ReadNsysSqlite(BuildDb("host-graph-2.sqlite", sql));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].part, "pid 300, device 0");
+  EXPECT_EQ((*r)[0].gpu_ops.size(), 20u);
+  EXPECT_EQ((*r)[1].part, "pid 301, device 3");
+  EXPECT_EQ(Ops((*r)[1]),
+            (std::vector<std::string>{"kernel 1000000+500000 dev3 s14 c10 0B - ?>? graph | "
+                                      "CUDA graph 8"}));
+  EXPECT_TRUE((*r)[1].runtime.empty());  // pid 300's launch with the same correlation id
+}
+
 TEST(NsysGraphTraceTest, ToleratesMissingColumns) {
   // Only start/end: device, stream, graph unknown; still busy GPU time.
   auto r = ReadSingle(BuildDb("graph-min.sqlite",

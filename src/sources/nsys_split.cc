@@ -89,8 +89,23 @@ std::vector<RankTrace> SplitNsysTrace(RankTrace whole, const NsysOwners& owners)
     }
   }
   auto resolve = [&](int64_t pid) { return pid < 0 && only >= 0 ? only : pid; };
+  // Ops of unknown device (a graph starting on the host) run on their process's only device.
+  std::map<int64_t, int32_t> fold;
+  std::set<int64_t> cpu_only;
   for (auto& [pid, devs] : devices) {
-    if (devs.empty()) devs.insert(-1);  // runtime calls only: a CPU-only process
+    if (devs.size() == 2 && devs.count(-1) > 0) {
+      devs.erase(-1);
+      fold[pid] = *devs.begin();
+    }
+    if (devs.empty()) {  // runtime calls only: a CPU-only process
+      devs.insert(-1);
+      cpu_only.insert(pid);
+    }
+  }
+  for (size_t i = 0; i < whole.gpu_ops.size() && !fold.empty(); ++i) {
+    GpuOp& op = whole.gpu_ops[i];
+    auto it = op.device < 0 ? fold.find(resolve(OwnerAt(owners.op_pid, i))) : fold.end();
+    if (it != fold.end()) op.device = it->second;
   }
   size_t units = 0;
   for (const auto& d : devices) units += d.second.size();
@@ -141,7 +156,9 @@ std::vector<RankTrace> SplitNsysTrace(RankTrace whole, const NsysOwners& owners)
       if (t.rank < 0 && proc_rank >= 0) parts.push_back("rank " + std::to_string(proc_rank));
       if (t.rank < 0) parts.push_back(pid >= 0 ? "pid " + std::to_string(pid) : "pid unknown");
       if (t.rank < 0 || devs.size() > 1) {
-        parts.push_back(dev >= 0 ? "device " + std::to_string(dev) : "no GPU activity");
+        parts.push_back(dev >= 0                  ? "device " + std::to_string(dev)
+                        : cpu_only.count(pid) > 0 ? "no GPU activity"
+                                                  : "device unknown");
       }
       t.part = Join(parts, ", ");
       index.emplace(UnitKey{pid, dev}, out.size());

@@ -32,7 +32,8 @@ inline int64_t PidOfGlobalId(int64_t global_id) { return global_id >> 24; }
 // - GPU ops go to their (pid, device); a runtime call goes to the device of the GPU op with its
 //   correlation id in the same process, else (syncs, calls that enqueue nothing) to every device
 //   of its process; NVTX steps and annotations go to every device of their process.
-// - Events whose process is unknown belong to the only process when there is one.
+// - Events whose process is unknown belong to the only process when there is one; GPU ops of
+//   unknown device (-1: a graph whose first node ran on the host) get the process's only device.
 // - A process whose threads MPI_RANKS maps to exactly one rank gets that rank, unless it drives
 //   several devices (rank -1 then, so they do not look like one rank given twice); otherwise -1.
 // - `part` says which process/device a trace is when the export held several ("pid 4242,
