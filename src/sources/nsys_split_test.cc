@@ -11,6 +11,7 @@
 
 #include "sources/nsys_export_for_test.h"
 #include "sources/nsys_reader.h"
+#include "sources/trace_input.h"
 
 namespace gpuvet {
 namespace {
@@ -250,6 +251,29 @@ TEST(NsysStepsTest, RealisticWindow) {
   EXPECT_EQ(t.runtime.size(), 240u);
   EXPECT_EQ(t.gpu_ops.back().start_ns + t.gpu_ops.back().dur_ns, 80980000);
   EXPECT_EQ(t.Name(t.steps[19].name), "ProfilerStep#19");
+}
+
+TEST(NsysMultiProcessTest, TraceInputPassesEveryPart) {
+  // `gpuvet trace FILE` and `gpuvet trace DIR` both hand every part to the analyses.
+  std::string multi = BuildExport("multigpu");
+  auto one = ReadTraceInput(multi);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  ASSERT_EQ(one->ranks.size(), 2u);
+  EXPECT_EQ(one->ranks[0].rank, 0);
+  EXPECT_EQ(one->ranks[1].rank, 1);
+  fs::path dir = TestDir() / "ranks";
+  fs::create_directories(dir);
+  fs::copy_file(multi, dir / "node0.sqlite", fs::copy_options::overwrite_existing);
+  fs::copy_file(BuildExport("steps"), dir / "other.sqlite", fs::copy_options::overwrite_existing);
+  auto all = ReadTraceInput(dir.string());
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  ASSERT_EQ(all->ranks.size(), 3u);
+  EXPECT_EQ(all->ranks[0].rank, -1);  // the steps export names no rank
+  EXPECT_EQ(all->ranks[0].source, (dir / "other.sqlite").string());
+  EXPECT_EQ(all->ranks[1].rank, 0);
+  EXPECT_EQ(all->ranks[2].rank, 1);
+  EXPECT_EQ(all->ranks[2].source, (dir / "node0.sqlite").string());
+  EXPECT_TRUE(all->problems.empty());
 }
 
 }  // namespace
