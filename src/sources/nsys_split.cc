@@ -169,7 +169,8 @@ std::vector<RankTrace> SplitNsysTrace(RankTrace whole, const NsysOwners& owners)
   // (pid, correlation) -> device, so a launch goes with the kernel it enqueued.
   struct PairHash {
     size_t operator()(const std::pair<int64_t, int64_t>& p) const {
-      return std::hash<int64_t>{}(p.first * 1000003 ^ p.second);
+      return std::hash<uint64_t>{}(static_cast<uint64_t>(p.first) * 1000003u ^
+                                   static_cast<uint64_t>(p.second));
     }
   };
   std::unordered_map<std::pair<int64_t, int64_t>, int32_t, PairHash> corr_device;
