@@ -25,13 +25,17 @@ std::string BaseName(const std::string& path) {
 }
 
 // "rank N"; the file name when the trace names no rank, and both when another input claims the
-// same rank (two runs given together).
+// same rank (two runs given together); plus the process/device of a split Nsight export.
 std::string Subject(const RankTrace& t, bool rank_shared) {
   std::string base = BaseName(t.source);
   if (t.rank >= 0) {
-    return rank_shared ? fmt::format("rank {} ({})", t.rank, base) : fmt::format("rank {}", t.rank);
+    if (rank_shared) base += t.part.empty() ? "" : ", " + t.part;
+    return rank_shared      ? fmt::format("rank {} ({})", t.rank, base)
+           : t.part.empty() ? fmt::format("rank {}", t.rank)
+                            : fmt::format("rank {} ({})", t.rank, t.part);
   }
-  return base.empty() ? "trace" : base;
+  if (base.empty()) base = "trace";
+  return t.part.empty() ? base : fmt::format("{} ({})", base, t.part);
 }
 
 }  // namespace

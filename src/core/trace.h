@@ -85,6 +85,9 @@ struct RankTrace {
   std::string format;  // "kineto-json", "kineto-json (bare list)", "nsys-sqlite"
   int rank = -1;       // distributedInfo.rank; -1 when the trace does not say
   int world_size = -1;
+  // Which process/device of a multi-process Nsight export this is ("pid 4242, device 1"); ""
+  // when the file (and rank) alone name it.
+  std::string part;
   std::string device_type;                   // "cuda", "rocm", "" when no GPU events
   std::vector<std::string> names;            // interned strings; names[0] == ""
   std::vector<GpuOp> gpu_ops;                // sorted by start_ns

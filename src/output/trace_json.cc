@@ -25,7 +25,9 @@ json VerdictJson(const TraceVerdict& v) {
 }
 
 json InputJson(const RankAnalysis& a) {
+  // subject tells apart the parts of one split Nsight export, which share their source.
   return {{"source", a.source},
+          {"subject", a.subject},
           {"format", a.format},
           {"rank", a.rank},
           {"world_size", a.world_size},

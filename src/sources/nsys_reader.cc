@@ -13,6 +13,7 @@
 
 #include "sources/nsys_export.h"
 #include "sources/nsys_kinds.h"
+#include "sources/nsys_split.h"
 #include "sources/nsys_sqlite.h"
 #include "util/strings.h"
 
@@ -25,6 +26,8 @@ constexpr char kMemcpyTable[] = "CUPTI_ACTIVITY_KIND_MEMCPY";
 constexpr char kMemsetTable[] = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr char kRuntimeTable[] = "CUPTI_ACTIVITY_KIND_RUNTIME";
 constexpr char kSyncTable[] = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+// Whole-graph executions, written instead of per-node kernels with --cuda-graph-trace=graph.
+constexpr char kGraphTable[] = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 constexpr char kNvtxTable[] = "NVTX_EVENTS";
 constexpr char kRanksTable[] = "MPI_RANKS";
 constexpr char kEventTypeEnum[] = "ENUM_NSYS_EVENT_TYPE";
@@ -48,18 +51,25 @@ int32_t ThreadId(const SqliteStatement& row, int col) {
   return row.IsNull(col) ? -1 : static_cast<int32_t>(row.Int(col) & kThreadIdMask);
 }
 
+// The process of a globalTid or globalPid column; -1 when NULL.
+int64_t ProcessId(const SqliteStatement& row, int col) {
+  return row.IsNull(col) ? -1 : PidOfGlobalId(row.Int(col));
+}
+
 class NsysReader {
  public:
   NsysReader(SqliteDb db, RankTrace* trace) : x_(std::move(db), trace), t_(*trace) {}
 
-  // Fills the trace; errors name the file.
+  // Fills the trace (vectors in read order) and owners(); errors name the file.
   Status Run();
+  const NsysOwners& owners() const { return owners_; }
 
  private:
   Status CheckTables();
   Status ReadRuntime();
   Status ReadSync();
   Status ReadKernels();
+  Status ReadGraphs();
   Status ReadMemcpy();
   Status ReadMemset();
   Status ReadNvtx();
@@ -68,9 +78,12 @@ class NsysReader {
   // Device, stream and correlation of a GPU op from columns 2, 3, 4; graph_launched from the
   // graphNodeId in `graph_col` or the correlation of a cudaGraphLaunch.
   void ReadGpuOpIds(const SqliteStatement& row, int graph_col, GpuOp* op) const;
+  // Appends `op`, owned by the process in globalPid column `pid_col`.
+  void AddOp(const GpuOp& op, const SqliteStatement& row, int pid_col);
 
   NsysExport x_;
   RankTrace& t_;
+  NsysOwners owners_;
   std::unordered_map<int64_t, std::pair<uint32_t, RuntimeKind>> runtime_names_;  // by StringIds id
   std::unordered_set<int64_t> graph_correlations_;
   std::unordered_map<uint32_t, uint32_t> copy_names_;  // (copy, src, dst) ids -> name index
@@ -127,6 +140,7 @@ Status NsysReader::ReadRuntime() {
       graph_correlations_.insert(c.correlation);
     }
     t_.runtime.push_back(c);
+    owners_.call_pid.push_back(ProcessId(row, 2));
   };
   Status s = x_.Scan(
       kRuntimeTable,
@@ -157,10 +171,16 @@ Status NsysReader::ReadSync() {
     if (!row.IsNull(3)) c.correlation = row.Int(3);
     c.name = x_.Intern(SyncTypeLabel(type));
     t_.runtime.push_back(c);
+    owners_.call_pid.push_back(ProcessId(row, 2));
   };
   Status s = x_.Scan(kSyncTable, sql, on_row);
   x_.ReportProblems(kSyncTable, p);
   return s;
+}
+
+void NsysReader::AddOp(const GpuOp& op, const SqliteStatement& row, int pid_col) {
+  t_.gpu_ops.push_back(op);
+  owners_.op_pid.push_back(ProcessId(row, pid_col));
 }
 
 void NsysReader::ReadGpuOpIds(const SqliteStatement& row, int graph_col, GpuOp* op) const {
@@ -184,13 +204,43 @@ Status NsysReader::ReadKernels() {
     op.kind = GpuOpKind::kKernel;
     ReadGpuOpIds(row, 6, &op);
     op.name = x_.NameAt(row, 5);
-    t_.gpu_ops.push_back(op);
+    AddOp(op, row, 7);
   };
-  Status s = x_.Scan(kKernelTable,
-                     x_.Select(kKernelTable, {"start", "end", "deviceId", "streamId",
-                                              "correlationId", name_col, "graphNodeId"}),
-                     on_row);
+  Status s =
+      x_.Scan(kKernelTable,
+              x_.Select(kKernelTable, {"start", "end", "deviceId", "streamId", "correlationId",
+                                       name_col, "graphNodeId", "globalPid"}),
+              on_row);
   x_.ReportProblems(kKernelTable, p);
+  return s;
+}
+
+Status NsysReader::ReadGraphs() {
+  if (!x_.Has(kGraphTable)) return Status::Ok();
+  RowProblems p;
+  std::unordered_map<int64_t, uint32_t> graph_names;  // graphId -> name index
+  auto on_row = [&](const SqliteStatement& row) {
+    GpuOp op;
+    if (!NsysExport::ReadSpan(row, &op.start_ns, &op.dur_ns, &p)) return;
+    op.kind = GpuOpKind::kKernel;
+    ReadGpuOpIds(row, 5, &op);
+    // CUPTI: deviceId INT_MAX means the graph's first node runs on the host.
+    if (op.device == INT32_MAX) op.device = -1;
+    op.graph_launched = true;
+    int64_t graph = row.IsNull(5) ? -1 : row.Int(5);
+    auto it = graph_names.find(graph);
+    if (it == graph_names.end()) {
+      std::string name = graph >= 0 ? "CUDA graph " + std::to_string(graph) : "CUDA graph";
+      it = graph_names.emplace(graph, x_.Intern(name)).first;
+    }
+    op.name = it->second;
+    AddOp(op, row, 6);
+  };
+  Status s = x_.Scan(kGraphTable,
+                     x_.Select(kGraphTable, {"start", "end", "deviceId", "streamId",
+                                             "correlationId", "graphId", "globalPid"}),
+                     on_row);
+  x_.ReportProblems(kGraphTable, p);
   return s;
 }
 
@@ -226,13 +276,13 @@ Status NsysReader::ReadMemcpy() {
       it = copy_names_.emplace(key, x_.Intern(name)).first;
     }
     op.name = it->second;
-    t_.gpu_ops.push_back(op);
+    AddOp(op, row, 10);
   };
-  Status s =
-      x_.Scan(kMemcpyTable,
-              x_.Select(kMemcpyTable, {"start", "end", "deviceId", "streamId", "correlationId",
-                                       "bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"}),
-              on_row);
+  Status s = x_.Scan(
+      kMemcpyTable,
+      x_.Select(kMemcpyTable, {"start", "end", "deviceId", "streamId", "correlationId", "bytes",
+                               "copyKind", "srcKind", "dstKind", "graphNodeId", "globalPid"}),
+      on_row);
   x_.ReportProblems(kMemcpyTable, p);
   return s;
 }
@@ -250,12 +300,13 @@ Status NsysReader::ReadMemset() {
     int mem = NsysExport::Remap(mem_remap, row, 6);
     op.dst = MemKindFromNsys(mem);
     op.name = x_.Intern("Memset (" + std::string(MemKindLabel(mem)) + ")");  // as Kineto names it
-    t_.gpu_ops.push_back(op);
+    AddOp(op, row, 8);
   };
-  Status s = x_.Scan(kMemsetTable,
-                     x_.Select(kMemsetTable, {"start", "end", "deviceId", "streamId",
-                                              "correlationId", "bytes", "memKind", "graphNodeId"}),
-                     on_row);
+  Status s =
+      x_.Scan(kMemsetTable,
+              x_.Select(kMemsetTable, {"start", "end", "deviceId", "streamId", "correlationId",
+                                       "bytes", "memKind", "graphNodeId", "globalPid"}),
+              on_row);
   x_.ReportProblems(kMemsetTable, p);
   return s;
 }
@@ -296,7 +347,9 @@ Status NsysReader::ReadNvtx() {
     if (!NsysExport::ReadSpan(row, &r.start_ns, &r.dur_ns, &p)) return;
     r.name = !row.IsNull(2) ? x_.Intern(row.Text(2)) : x_.NameAt(row, 3);
     r.tid = ThreadId(row, 4);
-    (StartsWith(t_.names[r.name], kStepPrefix) ? t_.steps : t_.annotations).push_back(r);
+    bool step = StartsWith(t_.names[r.name], kStepPrefix);
+    (step ? t_.steps : t_.annotations).push_back(r);
+    (step ? owners_.step_pid : owners_.annotation_pid).push_back(ProcessId(row, 4));
   };
   Status s = x_.Scan(kNvtxTable, sql, on_row);
   if (unclosed > 0) {
@@ -309,24 +362,17 @@ Status NsysReader::ReadNvtx() {
 
 Status NsysReader::ReadRank() {
   if (!x_.HasColumn(kRanksTable, "rank")) return Status::Ok();
-  std::vector<int64_t> ranks;
   auto on_row = [&](const SqliteStatement& row) {
-    if (!row.IsNull(0)) ranks.push_back(row.Int(0));
+    if (!row.IsNull(1)) owners_.ranks[ProcessId(row, 0)].insert(ToInt32(row.Int(1)));
   };
-  Status s = x_.Scan(kRanksTable, "SELECT DISTINCT \"rank\" FROM MPI_RANKS LIMIT 2", on_row, false);
-  if (ranks.size() == 1) {
-    t_.rank = ToInt32(ranks[0]);
-  } else if (ranks.size() > 1) {
-    x_.Warn("MPI_RANKS lists several ranks in one export; rank left unknown");
-  }
-  return s;
+  return x_.Scan(kRanksTable, x_.Select(kRanksTable, {"globalTid", "rank"}), on_row, false);
 }
 
 Status NsysReader::Run() {
   Status s = CheckTables();
   for (auto step : {&NsysReader::ReadRuntime, &NsysReader::ReadSync, &NsysReader::ReadKernels,
-                    &NsysReader::ReadMemcpy, &NsysReader::ReadMemset, &NsysReader::ReadNvtx,
-                    &NsysReader::ReadRank}) {
+                    &NsysReader::ReadGraphs, &NsysReader::ReadMemcpy, &NsysReader::ReadMemset,
+                    &NsysReader::ReadNvtx, &NsysReader::ReadRank}) {
     if (!s.ok()) return s;
     s = (this->*step)();
   }
@@ -337,18 +383,12 @@ Status NsysReader::Run() {
                         WithoutPath(x_.path(), t_.warnings.empty() ? "" : t_.warnings.back()) +
                         ")");
   }
-  auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
-  std::stable_sort(t_.gpu_ops.begin(), t_.gpu_ops.end(), by_start);
-  std::stable_sort(t_.runtime.begin(), t_.runtime.end(), by_start);
-  std::stable_sort(t_.steps.begin(), t_.steps.end(), by_start);
-  std::stable_sort(t_.annotations.begin(), t_.annotations.end(), by_start);
-  t_.device_type = t_.gpu_ops.empty() ? "" : "cuda";
   return Status::Ok();
 }
 
 }  // namespace
 
-Result<RankTrace> ReadNsysSqlite(const std::string& path) {
+Result<std::vector<RankTrace>> ReadNsysSqlite(const std::string& path) {
   auto info = CheckSqliteFile(path);
   if (!info.ok()) return info.status();
   RankTrace trace;
@@ -370,7 +410,7 @@ Result<RankTrace> ReadNsysSqlite(const std::string& path) {
     return InvalidInput(cut + ", too little to read (" + WithoutPath(path, s.message()) + ")");
   }
   if (!s.ok()) return s;
-  return trace;
+  return SplitNsysTrace(std::move(trace), reader.owners());
 }
 
 }  // namespace gpuvet

@@ -4,151 +4,18 @@
 #include "sources/nsys_reader.h"
 
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "sources/nsys_export_for_test.h"
 #include "sources/nsys_kinds.h"
 
 namespace gpuvet {
 namespace {
 
-namespace fs = std::filesystem;
-
-// A directory of this test's own: ctest runs every test as its own process, in parallel, so a
-// shared path would let two tests build the same database at once.
-fs::path TestDir() {
-  const char* base = std::getenv("GPUVET_TEST_TMPDIR");
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string leaf = "nsys-" + std::to_string(::getpid());
-  if (info != nullptr) leaf += std::string("-") + info->test_suite_name() + "." + info->name();
-  fs::path dir = (base != nullptr ? fs::path(base) : fs::path(::testing::TempDir())) / leaf;
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteText(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
-// The SQL of export `name` from make_synthetic.sql: the lines after "-- @@export <name>" up to
-// the next marker.
-std::string ExportSql(const std::string& name) {
-  std::istringstream in(
-      ReadText(fs::path(GPUVET_SOURCE_DIR) / "tests/data/nsys/make_synthetic.sql"));
-  std::string line, sql;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("-- @@export ", 0) == 0) {
-      inside = line == "-- @@export " + name;
-      continue;
-    }
-    if (inside) sql += line + "\n";
-  }
-  return sql;
-}
-
-// Builds `<tmp>/<file>` from `sql` (replacing any earlier copy) and returns its path.
-std::string BuildDb(const std::string& file, const std::string& sql) {
-  fs::path path = TestDir() / file;
-  fs::remove(path);
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  EXPECT_EQ(rc, SQLITE_OK) << (err != nullptr ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-  return path.string();
-}
-
-std::string BuildExport(const std::string& name) {
-  std::string sql = ExportSql(name);
-  EXPECT_FALSE(sql.empty()) << "no '-- @@export " << name << "' section";
-  return BuildDb(name + ".sqlite", sql);
-}
-
-const char* OpKind(GpuOpKind k) {
-  switch (k) {
-    case GpuOpKind::kKernel:
-      return "kernel";
-    case GpuOpKind::kMemcpy:
-      return "memcpy";
-    case GpuOpKind::kMemset:
-      return "memset";
-  }
-  return "?";
-}
-
-const char* Copy(CopyKind k) {
-  constexpr const char* kNames[] = {"-", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "other"};
-  return kNames[static_cast<int>(k)];
-}
-
-const char* Mem(MemKind k) {
-  constexpr const char* kNames[] = {"?", "pageable", "pinned", "device", "managed", "array"};
-  return kNames[static_cast<int>(k)];
-}
-
-const char* Runtime(RuntimeKind k) {
-  constexpr const char* kNames[] = {"launch",       "graph_launch", "memcpy",
-                                    "memcpy_async", "memset",       "device_sync",
-                                    "stream_sync",  "event_sync",   "other"};
-  return kNames[static_cast<int>(k)];
-}
-
-// One line per element, so a mismatch shows exactly which field differs.
-std::vector<std::string> Ops(const RankTrace& t) {
-  std::vector<std::string> out;
-  for (const GpuOp& o : t.gpu_ops) {
-    out.push_back(std::string(OpKind(o.kind)) + " " + std::to_string(o.start_ns) + "+" +
-                  std::to_string(o.dur_ns) + " dev" + std::to_string(o.device) + " s" +
-                  std::to_string(o.stream) + " c" + std::to_string(o.correlation) + " " +
-                  std::to_string(o.bytes) + "B " + Copy(o.copy) + " " + Mem(o.src) + ">" +
-                  Mem(o.dst) + (o.graph_launched ? " graph" : "") + " | " + t.Name(o.name));
-  }
-  return out;
-}
-
-std::vector<std::string> Calls(const RankTrace& t) {
-  std::vector<std::string> out;
-  for (const RuntimeCall& c : t.runtime) {
-    out.push_back(std::to_string(c.start_ns) + "+" + std::to_string(c.dur_ns) + " t" +
-                  std::to_string(c.tid) + " c" + std::to_string(c.correlation) + " " +
-                  Runtime(c.kind) + " | " + t.Name(c.name));
-  }
-  return out;
-}
-
-std::vector<std::string> Ranges(const RankTrace& t, const std::vector<TraceRange>& ranges) {
-  std::vector<std::string> out;
-  for (const TraceRange& r : ranges) {
-    out.push_back(std::to_string(r.start_ns) + "+" + std::to_string(r.dur_ns) + " t" +
-                  std::to_string(r.tid) + " | " + t.Name(r.name));
-  }
-  return out;
-}
-
-bool AnyWarningHas(const RankTrace& t, const std::string& text) {
-  for (const std::string& w : t.warnings) {
-    if (w.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+using namespace nsys_test;  // NOLINT: test helpers
 
 constexpr char kFill[] =
     "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
@@ -159,7 +26,7 @@ constexpr char kNccl[] =
 
 TEST(NsysReaderTest, CurrentSchemaExactModel) {
   std::string path = BuildExport("current");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankTrace& t = r.value();
   EXPECT_EQ(t.source, path);
@@ -220,7 +87,7 @@ TEST(NsysReaderTest, CurrentSchemaExactModel) {
 
 TEST(NsysReaderTest, OlderSchemaTolerated) {
   std::string path = BuildExport("older");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const RankTrace& t = r.value();
   EXPECT_EQ(t.rank, -1);
@@ -258,7 +125,7 @@ TEST(NsysReaderTest, NeverModifiesTheFile) {
   std::string path = BuildExport("current");
   std::string before = ReadText(path);
   auto mtime = fs::last_write_time(path);
-  ASSERT_TRUE(ReadNsysSqlite(path).ok());
+  ASSERT_TRUE(ReadSingle(path).ok());
   EXPECT_EQ(ReadText(path), before);
   EXPECT_EQ(fs::last_write_time(path), mtime);
   EXPECT_FALSE(fs::exists(path + "-journal"));
@@ -275,7 +142,7 @@ TEST(NsysReaderTest, InlineTextNamesAndMissingStringIds) {
                              "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT, end INT, "
                              "globalTid INT, correlationId INT, nameId INT);"
                              "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 5, 7, 42);");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Ops(r.value()),
             (std::vector<std::string>{"kernel 10+10 dev1 s3 c7 0B - ?>? | my_kernel"}));
@@ -285,7 +152,7 @@ TEST(NsysReaderTest, InlineTextNamesAndMissingStringIds) {
 }
 
 TEST(NsysBadInputTest, MissingFile) {
-  auto r = ReadNsysSqlite((TestDir() / "does-not-exist.sqlite").string());
+  auto r = ReadSingle((TestDir() / "does-not-exist.sqlite").string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_NE(r.status().message().find("does-not-exist.sqlite"), std::string::npos);
@@ -294,7 +161,7 @@ TEST(NsysBadInputTest, MissingFile) {
 TEST(NsysBadInputTest, NotSqlite) {
   fs::path p = TestDir() / "trace.json";
   WriteText(p, "{\"traceEvents\": []}");
-  auto r = ReadNsysSqlite(p.string());
+  auto r = ReadSingle(p.string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(p.string() + ": not an SQLite database"), std::string::npos)
@@ -304,7 +171,7 @@ TEST(NsysBadInputTest, NotSqlite) {
 TEST(NsysBadInputTest, EmptyFile) {
   fs::path p = TestDir() / "empty.sqlite";
   WriteText(p, "");
-  auto r = ReadNsysSqlite(p.string());
+  auto r = ReadSingle(p.string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(p.string() + ": file is empty"), std::string::npos);
@@ -313,7 +180,7 @@ TEST(NsysBadInputTest, EmptyFile) {
 TEST(NsysBadInputTest, EmptySqlite) {
   // A valid database with no table at all (VACUUM writes the header page).
   std::string path = BuildDb("no-tables.sqlite", "VACUUM;");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(path + ": an SQLite database without any table"),
@@ -325,7 +192,7 @@ TEST(NsysBadInputTest, NoCuptiTables) {
   std::string path = BuildDb("nvtx-only.sqlite",
                              "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
                              "CREATE TABLE NVTX_EVENTS (start INT, end INT, text TEXT);");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(path + ": no CUPTI_ACTIVITY_KIND_* table"), std::string::npos)
@@ -337,7 +204,7 @@ TEST(NsysBadInputTest, TruncatedHeader) {
   std::string whole = ReadText(BuildExport("current"));
   fs::path p = TestDir() / "cut-header.sqlite";
   WriteText(p, whole.substr(0, 60));
-  auto r = ReadNsysSqlite(p.string());
+  auto r = ReadSingle(p.string());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(r.status().message().find(p.string() + ": truncated SQLite file: 60 bytes"),
@@ -353,7 +220,7 @@ TEST(NsysBadInputTest, TruncatedFileNeverCrashes) {
   for (size_t cut = 100; cut < whole.size(); cut += (cut < 4096 ? 997 : 4096)) {
     fs::path p = TestDir() / "cut.sqlite";
     WriteText(p, whole.substr(0, cut));
-    auto r = ReadNsysSqlite(p.string());
+    auto r = ReadSingle(p.string());
     if (r.ok()) {
       EXPECT_TRUE(r->truncated) << cut;
       ASSERT_FALSE(r->warnings.empty());
@@ -379,7 +246,7 @@ TEST(NsysBadInputTest, GarbledPagesNeverCrash) {
     }
     fs::path p = TestDir() / "garbled.sqlite";
     WriteText(p, bad);
-    auto r = ReadNsysSqlite(p.string());
+    auto r = ReadSingle(p.string());
     if (!r.ok()) {
       EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput) << r.status().message();
       EXPECT_EQ(r.status().message().rfind(p.string() + ": ", 0), 0u) << r.status().message();
@@ -449,7 +316,7 @@ TEST(NsysReaderTest, RemapsRenumberedEnums) {
       "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, end INT, deviceId INT, streamId INT,"
       " correlationId INT, bytes INT, copyKind INT, srcKind INT, dstKind INT);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1, 3, 0, 7, 9, 64, 5, 21, 20);");
-  auto r = ReadNsysSqlite(path);
+  auto r = ReadSingle(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Ops(r.value()), (std::vector<std::string>{"memcpy 1+2 dev0 s7 c9 64B DtoH "
                                                       "device>pageable | Memcpy DtoH (Device -> "

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "sources/kineto_reader.h"
 #include "sources/nsys_reader.h"
@@ -39,10 +40,16 @@ TraceFormat SniffTraceFormat(const std::string& path) {
 
 namespace {
 
-Result<RankTrace> ReadOne(const std::string& path) {
+// The ranks in one file: one for a Kineto trace, one per process/device for an nsys export.
+Result<std::vector<RankTrace>> ReadOne(const std::string& path) {
   switch (SniffTraceFormat(path)) {
-    case TraceFormat::kKinetoJson:
-      return ReadKinetoTrace(path);
+    case TraceFormat::kKinetoJson: {
+      Result<RankTrace> one = ReadKinetoTrace(path);
+      if (!one.ok()) return one.status();
+      std::vector<RankTrace> ranks;
+      ranks.push_back(std::move(one).value());
+      return ranks;
+    }
     case TraceFormat::kNsysSqlite:
       return ReadNsysSqlite(path);
     case TraceFormat::kUnknown:
@@ -82,9 +89,9 @@ Result<TraceInput> ReadTraceInput(const std::string& path) {
     }
     if (fs::file_size(path, ec) == 0 && !ec)
       return InvalidInput(path + ": empty file, not a trace");
-    Result<RankTrace> one = ReadOne(path);
+    Result<std::vector<RankTrace>> one = ReadOne(path);
     if (!one.ok()) return one.status();
-    input.ranks.push_back(std::move(one).value());
+    input.ranks = std::move(one).value();
     return input;
   }
   std::vector<std::string> files;
@@ -96,9 +103,9 @@ Result<TraceInput> ReadTraceInput(const std::string& path) {
   if (ec) return Unavailable(path + ": cannot list directory: " + ec.message());
   std::sort(files.begin(), files.end());
   for (const std::string& f : files) {
-    Result<RankTrace> r = ReadOne(f);
+    Result<std::vector<RankTrace>> r = ReadOne(f);
     if (r.ok()) {
-      input.ranks.push_back(std::move(r).value());
+      for (RankTrace& t : r.value()) input.ranks.push_back(std::move(t));
     } else {
       input.problems.push_back(r.status().message());
     }

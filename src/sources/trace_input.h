@@ -17,7 +17,9 @@ enum class TraceFormat { kUnknown, kKinetoJson, kNsysSqlite };
 TraceFormat SniffTraceFormat(const std::string& path);
 
 struct TraceInput {
-  std::vector<RankTrace> ranks;       // one per readable file, sorted by rank then file name
+  // One per readable file (one per process/device of a multi-process nsys export), sorted by
+  // rank then file name.
+  std::vector<RankTrace> ranks;
   std::vector<std::string> problems;  // files that could not be read at all, with the reason
 };
 

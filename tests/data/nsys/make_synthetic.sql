@@ -1,11 +1,14 @@
 -- Synthetic Nsight Systems SQLite exports for src/sources/nsys_reader_test.cc (no binary is
 -- checked in: the test builds each .sqlite from this text with the sqlite3 C API).
--- Two exports, each starting at a "-- @@export NAME" line:
+-- Exports, each starting at a "-- @@export NAME" line:
 --   current: the nsys 2024.x schema (column sets as `nsys export --type sqlite` writes them, cut
 --            to the columns of interest plus a few neighbours), ENUM_ tables, SYNCHRONIZATION,
 --            MEMSET, MPI_RANKS, NVTX with registered strings (textId).
 --   older:   an nsys 2020-era shape: kernel names only in shortName, no graphNodeId, no MEMSET,
 --            SYNCHRONIZATION, ENUM_ or MPI_RANKS tables, NVTX without textId.
+--   multigpu: two ranks (processes) of one `nsys profile torchrun` export, one GPU each.
+--   graphs:  --cuda-graph-trace=graph: CUPTI_ACTIVITY_KIND_GRAPH_TRACE instead of kernels.
+--   steps:   20 ProfilerStep ranges of 4 ms, a host-bound training loop (a real verdict).
 -- Times are ns. globalTid = (pid << 24) | tid, pid 4242, threads 4242 (main) and 4250 (worker).
 -- To build one by hand: awk '/^-- @@export older/{p=1;next} /^-- @@export/{p=0} p' \
 --   make_synthetic.sql | sqlite3 older.sqlite
@@ -202,3 +205,136 @@ INSERT INTO NVTX_EVENTS VALUES
   (50, 20500, 59, NULL, NULL, NULL, 'ProfilerStep#5', (4242 << 24) | 4242, NULL, 0),
   (60, NULL, 34, NULL, NULL, NULL, 'mark', (4242 << 24) | 4242, NULL, 0),
   (150, 9000, 59, NULL, NULL, NULL, 'train_body', (4242 << 24) | 4242, NULL, 0);
+
+-- @@export multigpu
+-- `nsys profile torchrun --nproc-per-node 2 ...`: two processes in one export, pid 100 (rank 0,
+-- device 0) and pid 200 (rank 1, device 1). Each launches 500 1 us kernels with 1 us gaps
+-- (every launch after the previous kernel ended: host-wait idle); device 1's kernels fall in
+-- device 0's gaps, so the union of both devices is busy all the time while each GPU idles half
+-- of it. Both processes use the same correlation ids (CUPTI numbers them per process).
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'ampere_sgemm_32x32_nn'),
+  (3, 'cudaDeviceSynchronize_v3020'), (4, 'torchrun');
+CREATE TABLE MPI_RANKS (globalTid INTEGER NOT NULL, rank INTEGER NOT NULL);
+INSERT INTO MPI_RANKS VALUES ((100 << 24) | 100, 0), ((200 << 24) | 200, 1);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+  returnValue INTEGER NOT NULL, callchainId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,
+  launchType INTEGER, registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL,
+  gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL,
+  blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, gridId INTEGER NOT NULL,
+  graphNodeId INTEGER, graphId INTEGER);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
+  rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER,
+  endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 499),
+  p(pid, dev, offset) AS (VALUES (100, 0, 0), (200, 1, 1000))
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+  SELECT 1000000 + 2000 * i + offset - 600, 1000000 + 2000 * i + offset - 200, 0,
+    (pid << 24) | pid, 1000 + i, 1, 0, NULL FROM n, p;
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 499),
+  p(pid, dev, offset) AS (VALUES (100, 0, 0), (200, 1, 1000))
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
+  SELECT 1000000 + 2000 * i + offset, 1000000 + 2000 * i + offset + 1000, dev, 1, NULL, 7,
+    1000 + i, pid << 24, 2, 2, 2, 0, 32, 64, 1, 1, 128, 1, 1, i, NULL, NULL FROM n, p;
+-- A final device sync in each process (no GPU op: goes to the process's device), and an NVTX
+-- range of the torchrun launcher (pid 50, no CUDA activity: not analysed).
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (2001000, 2001500, 0, (100 << 24) | 100, 5000, 3, 0, NULL),
+  (2002000, 2002500, 0, (200 << 24) | 200, 5000, 3, 0, NULL);
+INSERT INTO NVTX_EVENTS VALUES
+  (900000, 2000000, 59, NULL, NULL, NULL, 'train', (100 << 24) | 100, NULL, NULL, 0),
+  (900000, 2000000, 59, NULL, NULL, NULL, 'train', (200 << 24) | 200, NULL, NULL, 0),
+  (0, 2100000, 59, NULL, NULL, NULL, 'launcher', (50 << 24) | 50, NULL, NULL, 0);
+
+-- @@export graphs
+-- `nsys profile --cuda-graph-trace=graph`: whole-graph executions in GRAPH_TRACE instead of
+-- per-node kernels. 20 launches of graph 7 (1 ms each, 50 us apart) on device 0, pid 300.
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaGraphLaunch_v10000');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+  returnValue INTEGER NOT NULL, callchainId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, graphId INTEGER NOT NULL,
+  graphExecId INTEGER NOT NULL);
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19)
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+  SELECT 1000000 + 1050000 * i - 30000, 1000000 + 1050000 * i - 20000, 0, (300 << 24) | 300,
+    10 + i, 1, 0, NULL FROM n;
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19)
+INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE
+  SELECT 1000000 + 1050000 * i, 2000000 + 1050000 * i, 0, 1, NULL, 14, 10 + i, 300 << 24, 7,
+    1 FROM n;
+-- One row without an end (skipped, warned; real exports declare end NOT NULL).
+INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (30000000, NULL, 0, 1, NULL, 14, 99,
+  300 << 24, 7, 1);
+
+-- @@export steps
+-- A host-bound training loop over 80 ms (nsys 2024.x columns, pid 400, device 0): 20
+-- ProfilerStep#k ranges of 4 ms; in each, 2.75 ms of host work ("data_load"), a 4 MiB pinned
+-- H2D copy (200 us), then 10 kernels of 60 us, each launched 100 us after the previous one
+-- (after it ended: host-wait idle), and a device sync. The GPU is busy 0.8 ms of each 4 ms.
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cudaMemcpyAsync_v3020'),
+  (3, 'cudaDeviceSynchronize_v3020'), (4, 'ampere_sgemm_128x64_tn'),
+  (5, 'void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>()');
+CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (1, 'CUDA_MEMCPY_KIND_HTOD', 'Host-to-Device');
+CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO ENUM_CUDA_MEM_KIND VALUES (1, 'CUDA_MEMOPR_MEMORY_KIND_PINNED', 'Pinned'),
+  (2, 'CUDA_MEMOPR_MEMORY_KIND_DEVICE', 'Device');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+  returnValue INTEGER NOT NULL, callchainId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
+  demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,
+  launchType INTEGER, registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL,
+  gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL,
+  blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, gridId INTEGER NOT NULL,
+  graphNodeId INTEGER, graphId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL,
+  copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER,
+  srcDeviceId INTEGER, srcContextId INTEGER, dstDeviceId INTEGER, dstContextId INTEGER,
+  migrationCause INTEGER, graphNodeId INTEGER, virtualAddress INTEGER);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
+  rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER,
+  endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);
+-- Step k starts at s = 1 ms + 4 ms * k; correlation ids 100 * k + (0 copy, 1..10 launches, 11 sync).
+WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 19),
+  s(k, s) AS (SELECT k, 1000000 + 4000000 * k FROM k)
+INSERT INTO NVTX_EVENTS
+  SELECT s, s + 4000000, 59, NULL, NULL, NULL, 'ProfilerStep#' || k, (400 << 24) | 400, NULL,
+    NULL, 0 FROM s
+  UNION ALL
+  SELECT s, s + 2750000, 59, NULL, NULL, NULL, 'data_load', (400 << 24) | 400, NULL, NULL, 0
+    FROM s;
+WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 19),
+  s(k, s) AS (SELECT k, 1000000 + 4000000 * k FROM k)
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+  SELECT s + 2750000, s + 2760000, 0, (400 << 24) | 400, 100 * k, 2, 0, NULL FROM s
+  UNION ALL
+  SELECT s + 3950000, s + 3990000, 0, (400 << 24) | 400, 100 * k + 11, 3, 0, NULL FROM s;
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY
+  SELECT start + 10000, start + 210000, 0, 1, NULL, 7, correlationId, 400 << 24, 4194304, 1,
+    NULL, 1, 2, NULL, NULL, 0, 1, NULL, NULL, NULL
+  FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId = 2;
+WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 19),
+  j(j) AS (SELECT 0 UNION ALL SELECT j + 1 FROM j WHERE j < 9),
+  l(k, j, t) AS (SELECT k, j, 1000000 + 4000000 * k + 3000000 + 100000 * j FROM k, j)
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME
+  SELECT t, t + 10000, 0, (400 << 24) | 400, 100 * k + 1 + j, 1, 0, NULL FROM l;
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
+  SELECT start + 20000, start + 80000, 0, 1, NULL, 7, correlationId, 400 << 24,
+    4 + correlationId % 2, 4 + correlationId % 2, NULL, 0, 64, 128, 1, 1, 256, 1, 1,
+    correlationId, NULL, NULL
+  FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId = 1;
