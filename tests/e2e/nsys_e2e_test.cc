@@ -15,47 +15,15 @@
 #include <vector>
 
 #include "run_binary.h"
+#include "sources/nsys_export_for_test.h"
 
 namespace gpuvet::e2e {
 namespace {
 
 namespace fs = std::filesystem;
 
-// The SQL of export `name`: the lines after "-- @@export <name>" up to the next marker.
-std::string ExportSql(const std::string& name) {
-  std::ifstream in(fs::path(GPUVET_SOURCE_DIR) / "tests/data/nsys/make_synthetic.sql");
-  std::string line, sql;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("-- @@export ", 0) == 0) {
-      inside = line == "-- @@export " + name;
-      continue;
-    }
-    if (inside) sql += line + "\n";
-  }
-  return sql;
-}
-
-// Builds export `name` under a directory of this process and test; returns its path.
-std::string BuildExport(const std::string& name) {
-  const char* base = std::getenv("GPUVET_TEST_TMPDIR");
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path dir = (base != nullptr ? fs::path(base) : fs::path(::testing::TempDir())) /
-                 ("nsys-e2e-" + std::to_string(::getpid()) + "-" + info->name());
-  fs::create_directories(dir);
-  fs::path path = dir / (name + ".sqlite");
-  fs::remove(path);
-  std::string sql = ExportSql(name);
-  EXPECT_FALSE(sql.empty()) << name;
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* err = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK)
-      << (err != nullptr ? err : "");
-  sqlite3_free(err);
-  sqlite3_close(db);
-  return path.string();
-}
+// The export builder the reader tests use (sources/nsys_export_for_test.h).
+using nsys_test::BuildExport;
 
 nlohmann::json TraceJson(const std::string& path) {
   RunResult r = RunBinary({GPUVET_BINARY, "trace", path, "--format", "json"}, {}, 60);
