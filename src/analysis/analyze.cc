@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <map>
-
 #include "analysis/copy_analysis.h"
 #include "analysis/counter_analysis.h"
 #include "analysis/idle_breakdown.h"
@@ -70,13 +68,17 @@ RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options, bool r
 TraceReport AnalyzeTraces(std::vector<RankTrace> ranks, const TraceOptions& options) {
   TraceReport r;
   r.ranks.reserve(ranks.size());
-  std::map<int, int> inputs_per_rank;
-  for (const RankTrace& t : ranks) ++inputs_per_rank[t.rank];
+  r.cross = ComputeCrossRank(ranks, options.thresholds);
+  auto shared = [&r](int rank) {
+    for (const auto& [dup, files] : r.cross.duplicate_ranks) {
+      if (dup == rank) return true;
+    }
+    return false;
+  };
   for (const RankTrace& t : ranks) {
-    r.ranks.push_back(AnalyzeRank(t, options, t.rank >= 0 && inputs_per_rank[t.rank] > 1));
+    r.ranks.push_back(AnalyzeRank(t, options, t.rank >= 0 && shared(t.rank)));
     AppendRankFindings(r.ranks.back(), options.thresholds, r.findings);
   }
-  r.cross = ComputeCrossRank(ranks, options.thresholds);
   AppendCrossRankFindings(r.cross, options.thresholds, r.findings);
   r.verdict = OverallVerdict(r.ranks);
   if (!r.cross.duplicate_ranks.empty() && r.ranks.size() > 1) {

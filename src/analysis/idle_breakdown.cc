@@ -48,10 +48,7 @@ void SetRatios(StreamIdle& s) {
 StreamIdle ComputeGpuIdle(const RankTrace& trace, const OpWindow& window,
                           const TraceThresholds& thresholds) {
   StreamIdle s;
-  std::vector<uint32_t> ops = window.ops;
-  std::stable_sort(ops.begin(), ops.end(), [&](uint32_t a, uint32_t b) {
-    return trace.gpu_ops[a].start_ns < trace.gpu_ops[b].start_ns;
-  });
+  const std::vector<uint32_t>& ops = window.ops;  // in gpu_ops order: by start
   const std::unordered_map<int64_t, int64_t> launch_start = LaunchStarts(trace);
   int64_t busy_until = 0;
   for (size_t k = 0; k < ops.size(); ++k) {
@@ -75,9 +72,6 @@ std::vector<StreamIdle> ComputeIdleBreakdown(const RankTrace& trace, const OpWin
   }
   std::vector<StreamIdle> out;
   for (auto& [key, ops] : by_stream) {
-    std::stable_sort(ops.begin(), ops.end(), [&](uint32_t a, uint32_t b) {
-      return trace.gpu_ops[a].start_ns < trace.gpu_ops[b].start_ns;
-    });
     StreamIdle s;
     s.device = key.first;
     s.stream = key.second;

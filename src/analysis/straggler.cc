@@ -145,7 +145,7 @@ CrossRank ComputeCrossRank(const std::vector<RankTrace>& ranks, const TraceThres
     // Someone is always last: a straggler is last most of the time AND late by enough to cost
     // the others a visible part of each step.
     const double min_delay =
-        thresholds.straggler_min_delay_share * static_cast<double>(count ? total / count : 0);
+        thresholds.straggler_min_delay_share * static_cast<double>(x.mean_step_ns);
     if (x.steps_compared >= thresholds.straggler_min_steps &&
         static_cast<double>(late[i].late_count) >=
             thresholds.straggler_late_share * static_cast<double>(x.steps_compared) &&

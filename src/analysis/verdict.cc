@@ -18,13 +18,7 @@ namespace {
 Finding Make(std::string_view id, const std::string& subject, Severity sev, std::string summary,
              std::vector<Evidence> evidence = {}) {
   assert(FindCatalogueEntry(id) != nullptr);
-  Finding f;
-  f.id = std::string(id);
-  f.subject = subject;
-  f.severity = sev;
-  f.summary = std::move(summary);
-  f.evidence = std::move(evidence);
-  return f;
+  return NewFinding(id, subject, sev, std::move(summary), std::move(evidence));
 }
 
 std::string P(double v) { return fmt::format("{:.1f} %", v); }

@@ -2,6 +2,7 @@
 #include "core/finding.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace gpuvet {
 
@@ -22,11 +23,22 @@ std::string_view SeverityName(Severity s) {
 }
 
 std::optional<Severity> ParseSeverity(std::string_view name) {
-  for (Severity s : {Severity::kOk, Severity::kInfo, Severity::kWarn, Severity::kUnknown,
-                     Severity::kFail}) {
+  for (Severity s :
+       {Severity::kOk, Severity::kInfo, Severity::kWarn, Severity::kUnknown, Severity::kFail}) {
     if (SeverityName(s) == name) return s;
   }
   return std::nullopt;
+}
+
+Finding NewFinding(std::string_view id, std::string subject, Severity severity, std::string summary,
+                   std::vector<Evidence> evidence) {
+  Finding f;
+  f.id = std::string(id);
+  f.subject = std::move(subject);
+  f.severity = severity;
+  f.summary = std::move(summary);
+  f.evidence = std::move(evidence);
+  return f;
 }
 
 Severity WorstSeverity(const std::vector<Finding>& findings) {

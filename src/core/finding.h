@@ -34,6 +34,11 @@ struct Finding {
   std::string decision;  // empty: use the catalogue's text
 };
 
+// A finding with the catalogue's meaning and decision (empty fields). Each catalogue's Make*
+// wraps this with a check that `id` is one of its entries.
+Finding NewFinding(std::string_view id, std::string subject, Severity severity, std::string summary,
+                   std::vector<Evidence> evidence = {});
+
 // The worst severity in a list (kOk when empty); unknown ranks below fail, above warn.
 Severity WorstSeverity(const std::vector<Finding>& findings);
 

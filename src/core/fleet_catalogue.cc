@@ -69,13 +69,7 @@ const FleetFindingInfo* FindFleetFinding(std::string_view id) {
 Finding MakeFleetFinding(std::string_view id, std::string subject, Severity severity,
                          std::string summary, std::vector<Evidence> evidence) {
   assert(FindFleetFinding(id) != nullptr);
-  Finding f;
-  f.id = std::string(id);
-  f.subject = std::move(subject);
-  f.severity = severity;
-  f.summary = std::move(summary);
-  f.evidence = std::move(evidence);
-  return f;
+  return NewFinding(id, std::move(subject), severity, std::move(summary), std::move(evidence));
 }
 
 }  // namespace gpuvet

@@ -29,13 +29,7 @@ const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_addres
 Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
                     std::string summary, std::vector<Evidence> evidence) {
   assert(FindCatalogueEntry(id) != nullptr);
-  Finding f;
-  f.id = std::string(id);
-  f.subject = std::move(subject);
-  f.severity = severity;
-  f.summary = std::move(summary);
-  f.evidence = std::move(evidence);
-  return f;
+  return NewFinding(id, std::move(subject), severity, std::move(summary), std::move(evidence));
 }
 
 Finding NotChecked(std::string_view id, std::string subject, std::string summary,
