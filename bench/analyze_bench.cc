@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/recording_analyze.h"
-#include "sources/recording_store.h"
+#include "analysis/recording/recording_analyze.h"
+#include "sources/recording/recording_store.h"
 #include "testing/recording_builder.h"
 
 namespace {

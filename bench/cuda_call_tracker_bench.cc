@@ -1,4 +1,4 @@
-// Cost of naming the driver call in flight (sources/cuda_loader.h CudaCallTracker), which
+// Cost of naming the driver call in flight (sources/cuda/cuda_loader.h CudaCallTracker), which
 // `gpuvet bench` pays on every CUDA call so a hang can name its call: the bare Enter/Leave pair,
 // and one cheap call through CudaLibrary into the fake libcuda.so.1 with and without a tracker.
 #include <benchmark/benchmark.h>
@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "sources/cuda_loader.h"
+#include "sources/cuda/cuda_loader.h"
 
 namespace {
 

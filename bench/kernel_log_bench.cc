@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "sources/kernel_log.h"
-#include "sources/kernel_log_signals.h"
+#include "sources/kmsg/kernel_log.h"
+#include "sources/kmsg/kernel_log_signals.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "sources/recording_store.h"
+#include "sources/recording/recording_store.h"
 
 namespace {
 

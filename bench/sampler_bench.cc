@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "sources/sampler.h"
+#include "sources/sampler/sampler.h"
 
 namespace {
 

@@ -17,14 +17,14 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/cli_util.h"
+#include "cli/common/cli_util.h"
 #include "core/bench.h"
 #include "core/policy.h"
 #include "core/report.h"
 #include "output/bench_json.h"
 #include "output/bench_text.h"
 #include "rules/bench_rules.h"
-#include "sources/bench_engine.h"
+#include "sources/bench/bench_engine.h"
 #include "util/file.h"
 #include "util/strings.h"
 

@@ -13,7 +13,7 @@
 #include <ctime>
 #include <utility>
 
-#include "cli/cli_util.h"
+#include "cli/common/cli_util.h"
 #include "core/catalogue.h"
 #include "core/host_paths.h"
 #include "core/policy.h"
@@ -22,10 +22,10 @@
 #include "output/metrics_renderer.h"
 #include "output/text_renderer.h"
 #include "rules/rules.h"
-#include "sources/host_source.h"
-#include "sources/kernel_log.h"
-#include "sources/nvidia_smi_xml.h"
-#include "sources/nvml_source.h"
+#include "sources/host/host_source.h"
+#include "sources/kmsg/kernel_log.h"
+#include "sources/nvml/nvidia_smi_xml.h"
+#include "sources/nvml/nvml_source.h"
 #include "util/file.h"
 #include "util/strings.h"
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "core/report.h"
-#include "sources/nvml_source.h"
-#include "sources/scenario_json.h"
+#include "sources/nvml/nvml_source.h"
+#include "sources/nvml/scenario_json.h"
 #include "util/file.h"
 
 namespace gpuvet {

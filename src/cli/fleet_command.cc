@@ -8,13 +8,13 @@
 #include <cstdio>
 #include <ctime>
 
-#include "cli/cli_util.h"
+#include "cli/common/cli_util.h"
 #include "core/report.h"
 #include "output/fleet_json.h"
 #include "output/fleet_text.h"
-#include "rules/fleet_audit.h"
-#include "sources/fleet_prometheus.h"
-#include "sources/fleet_reports.h"
+#include "rules/fleet/fleet_audit.h"
+#include "sources/fleet/fleet_prometheus.h"
+#include "sources/fleet/fleet_reports.h"
 #include "util/strings.h"
 
 #ifndef GPUVET_VERSION

@@ -6,11 +6,11 @@
 
 #include <cstdio>
 
-#include "cli/cli_util.h"
+#include "cli/common/cli_util.h"
 #include "cli/fleet_command.h"
 #include "core/report.h"
-#include "rules/quarantine_plan.h"
-#include "sources/command_runner.h"
+#include "rules/fleet/quarantine_plan.h"
+#include "util/command_runner.h"
 #include "util/strings.h"
 
 namespace gpuvet {

@@ -9,12 +9,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "analysis/analyze.h"
-#include "cli/cli_util.h"
+#include "analysis/trace/analyze.h"
+#include "cli/common/cli_util.h"
 #include "core/report.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
-#include "sources/trace_input.h"
+#include "sources/trace/trace_input.h"
 
 namespace gpuvet {
 

@@ -124,7 +124,7 @@ struct XidOccurrence {
   std::string text;  // the message text
 };
 
-// Kernel log signals other than Xid (sources/kernel_log_signals.h classifies the lines).
+// Kernel log signals other than Xid (sources/kmsg/kernel_log_signals.h classifies the lines).
 enum class KernelSignal {
   kNfsNotResponding,  // "nfs: server X not responding"  (key: server)
   kHungTask,          // "task COMM:PID blocked for more than N seconds"  (key: comm)

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/recording_analyze.h"
+#include "analysis/recording/recording_analyze.h"
 #include "output/analyze_json.h"
 #include "output/analyze_text.h"
 #include "testing/recording_builder.h"

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "sources/recording_store.h"
+#include "sources/recording/recording_store.h"
 #include "testing/recording_builder.h"
 
 namespace {

@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "run_binary.h"
-#include "sources/nsys_export_for_test.h"
+#include "testing/nsys_export_for_test.h"
 
 namespace gpuvet::e2e {
 namespace {
 
 namespace fs = std::filesystem;
 
-// The export builder the reader tests use (sources/nsys_export_for_test.h).
+// The export builder the reader tests use (testing/nsys_export_for_test.h).
 using nsys_test::BuildExport;
 
 nlohmann::json TraceJson(const std::string& path) {

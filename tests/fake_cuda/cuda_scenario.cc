@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "sources/cuda_loader.h"
+#include "sources/cuda/cuda_loader.h"
 #include "util/strings.h"
 
 namespace gpuvet::fake_cuda {
@@ -234,7 +234,7 @@ class Parser {
       if (key == "errors") {
         return Object(v, p, [&](const std::string& fn, const json& ev, const std::string& ep) {
           if (!FunctionNames().contains(fn)) {
-            return Fail(ep, "not a function of CUDA_API_FUNCTIONS (src/sources/cuda_api.h)");
+            return Fail(ep, "not a function of CUDA_API_FUNCTIONS (src/sources/cuda/cuda_api.h)");
           }
           return ErrorCode(ev, ep, false, &sc->errors[fn]);
         });
@@ -246,7 +246,7 @@ class Parser {
           if (!v[i].is_string()) return Fail(ep, "expected a function name");
           const std::string fn = v[i].get<std::string>();
           if (!FunctionNames().contains(fn)) {
-            return Fail(ep, "not a function of CUDA_API_FUNCTIONS (src/sources/cuda_api.h)");
+            return Fail(ep, "not a function of CUDA_API_FUNCTIONS (src/sources/cuda/cuda_api.h)");
           }
           sc->hangs.insert(fn);
         }

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sources/cuda_api.h"
+#include "sources/cuda/cuda_api.h"
 #include "util/status.h"
 
 namespace gpuvet::fake_cuda {

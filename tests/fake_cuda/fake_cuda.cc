@@ -19,9 +19,9 @@
 
 #include "cuda_scenario.h"
 #include "fake_cuda_world.h"
-#include "sources/cuda_api.h"
-#include "sources/cuda_loader.h"
-#include "sources/ptx_kernels.h"
+#include "sources/cuda/cuda_api.h"
+#include "sources/cuda/cuda_loader.h"
+#include "sources/cuda/ptx_kernels.h"
 #include "util/file.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cuda_scenario.h"
-#include "sources/cuda_api.h"
+#include "sources/cuda/cuda_api.h"
 
 // The opaque handle types of cuda.h, defined here: a handle is a pointer to one of these.
 struct CUctx_st {

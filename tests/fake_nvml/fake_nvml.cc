@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "sources/nvml_api.h"
-#include "sources/nvml_loader.h"
-#include "sources/scenario_json.h"
+#include "sources/nvml/nvml_api.h"
+#include "sources/nvml/nvml_loader.h"
+#include "sources/nvml/scenario_json.h"
 #include "util/file.h"
 
 namespace {

@@ -1,4 +1,4 @@
--- Synthetic Nsight Systems SQLite exports for src/sources/nsys_reader_test.cc (no binary is
+-- Synthetic Nsight Systems SQLite exports for src/sources/trace/nsys_reader_test.cc (no binary is
 -- checked in: the test builds each .sqlite from this text with the sqlite3 C API).
 -- Exports, each starting at a "-- @@export NAME" line:
 --   current: the nsys 2024.x schema (column sets as `nsys export --type sqlite` writes them, cut

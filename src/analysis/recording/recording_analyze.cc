@@ -1,0 +1,307 @@
+// Assembly of the analyze report: signals -> phases (split, labelled, equal neighbours merged) ->
+// run labels -> detectors -> verdict -> energy -> forecast.
+#include "analysis/recording/recording_analyze.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/hw/gpu_specs.h"
+#include "analysis/recording/recording_detectors.h"
+#include "analysis/recording/recording_energy.h"
+#include "analysis/recording/recording_forecast.h"
+#include "analysis/recording/recording_labels.h"
+#include "analysis/recording/recording_phases.h"
+#include "analysis/recording/recording_signals.h"
+
+namespace gpuvet {
+
+namespace {
+
+std::string Dur(double s) {
+  if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
+  if (s >= 120) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:.1f} s", s);
+}
+
+std::string Gib(double b) { return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024)); }
+
+AnalyzePhase MakePhase(const RecordingSignals& sig, size_t b, size_t e, const Recording& rec,
+                       const AnalyzeThresholds& th, bool fallback) {
+  AnalyzePhase p;
+  const auto& v = sig.samples;
+  p.start_s = v[b].t - v[b].dt;
+  if (p.start_s < 0) p.start_s = 0;
+  p.end_s = v[e - 1].t;
+  p.label = LabelWindow(sig, b, e, rec.meta, th, fallback);
+  WindowStats w = StatsOf(sig, b, e, th);
+  p.activity_metric = w.gpm ? "sm_active" : "gpu_util";
+  p.gpu_activity_pct = std::isfinite(w.activity) ? w.activity : 0;
+  if (std::isfinite(w.util)) p.gpu_util_pct = w.util;
+  if (std::isfinite(w.cpu_busy)) p.host_cpu_pct = w.cpu_busy;
+  if (std::isfinite(w.iowait)) p.iowait_pct = w.iowait;
+  p.busiest_thread_pct = w.busiest_thread;
+  return p;
+}
+
+void Warnings(const Recording& rec, AnalyzeReport& r) {
+  if (rec.samples.empty()) {
+    r.warnings.push_back("the recording holds no samples");
+    return;
+  }
+  int backwards = 0, gaps = 0;
+  double interval = rec.meta.interval_s > 0 ? rec.meta.interval_s : 1;
+  for (size_t i = 1; i < rec.samples.size(); ++i) {
+    double d = rec.samples[i].t - rec.samples[i - 1].t;
+    if (d <= 0) ++backwards;
+    if (d > 3 * interval) ++gaps;
+  }
+  if (backwards) r.warnings.push_back(fmt::format("{} sample(s) out of time order", backwards));
+  if (gaps) {
+    r.warnings.push_back(fmt::format("{} gap(s) longer than 3 intervals between samples", gaps));
+  }
+  if (!rec.meta.end_unix_s) {
+    r.warnings.push_back(
+        "the recording has no end time: the recorder was killed or is still running; results "
+        "cover the samples written so far");
+  }
+}
+
+// The run's labels from its phases: seconds summed per label, evidence from its longest phase.
+std::vector<BottleneckLabel> Aggregate(const std::vector<AnalyzePhase>& phases, double total) {
+  std::map<std::string, BottleneckLabel> by;
+  std::map<std::string, double> longest;
+  for (const AnalyzePhase& p : phases) {
+    const BottleneckLabel& l = p.label;
+    double s = p.end_s - p.start_s;
+    auto [it, fresh] = by.emplace(l.label, l);
+    if (!fresh) it->second.seconds += l.seconds;
+    if (fresh || s > longest[l.label]) {
+      double keep = it->second.seconds;
+      it->second = l;
+      it->second.seconds = keep;
+      longest[l.label] = s;
+    }
+  }
+  std::vector<BottleneckLabel> out;
+  for (auto& [name, l] : by) {
+    l.share_pct = total > 0 ? 100.0 * l.seconds / total : 0;
+    out.push_back(l);
+  }
+  return out;
+}
+
+bool IsBottleneck(const std::string& label) {
+  return label != "compute_bound" && label != "none" && label != "idle";
+}
+
+BottleneckLabel PeriodicLabel(const PeriodicStall& p, double total, const AnalyzeThresholds& th) {
+  BottleneckLabel l;
+  l.label = "periodic_stall";
+  l.detail = p.write_burst ? "write_burst" : "";
+  l.seconds = p.share_pct / 100.0 * total;
+  l.share_pct = p.share_pct;
+  l.confidence = p.count >= 5 && p.write_burst ? "high" : "medium";
+  l.reason = fmt::format("GPU activity drops every {} for {} ({} stalls from {}){}",
+                         Dur(p.period_s), Dur(p.stall_s), p.count, Dur(p.first_s),
+                         p.write_burst ? fmt::format(", with disk writes of {:.1f} MB/s during the "
+                                                     "stalls against {:.1f} MB/s outside",
+                                                     p.write_bytes_per_s_during / 1e6,
+                                                     p.write_bytes_per_s_outside / 1e6)
+                                       : "");
+  l.evidence = {
+      {"period", Dur(p.period_s),
+       fmt::format("start-to-start within {:.0f} %", th.periodic_jitter_pct)},
+      {"stall_length", Dur(p.stall_s), "< period / 2"},
+      {"stalls", std::to_string(p.count), fmt::format(">= {}", th.periodic_min_stalls)},
+      {"disk_write_during_stalls", fmt::format("{:.1f} MB/s", p.write_bytes_per_s_during / 1e6),
+       fmt::format(">= {:.1f} x outside ({:.1f} MB/s)", th.write_burst_ratio,
+                   p.write_bytes_per_s_outside / 1e6)}};
+  l.decision = DecisionFor("periodic_stall", l.detail);
+  return l;
+}
+
+BottleneckLabel LeakLabel(const std::vector<MemoryGrowth>& growth, double total,
+                          const AnalyzeThresholds& th) {
+  const MemoryGrowth& g = growth.front();
+  BottleneckLabel l;
+  l.label = "memory_leak";
+  l.detail = g.kind;
+  l.seconds = total;
+  l.share_pct = 100;
+  l.confidence = g.r2 >= 0.95 ? "high" : "medium";
+  l.reason = fmt::format(
+      "{} {} grows {}/h ({} -> {}){}", g.subject, g.kind == "host_rss" ? "RSS" : "memory in use",
+      Gib(g.slope_bytes_per_s * 3600), Gib(g.start_bytes), Gib(g.end_bytes),
+      g.time_to_oom_s ? ", out of memory in about " + Dur(*g.time_to_oom_s) : "");
+  l.evidence = {
+      {"slope", Gib(g.slope_bytes_per_s * 3600) + "/h", ""},
+      {"fit_r2", fmt::format("{:.3f}", g.r2), fmt::format(">= {:.2f}", th.leak_r2)},
+      {"growth", Gib(g.end_bytes - g.start_bytes),
+       fmt::format(">= {:.0f} % of start and >= {}", th.leak_growth_pct, Gib(th.leak_min_bytes))}};
+  if (g.time_to_oom_s)
+    l.evidence.push_back({"time_to_oom", Dur(*g.time_to_oom_s), g.headroom_basis});
+  if (growth.size() > 1) {
+    l.evidence.push_back({"also_growing", std::to_string(growth.size() - 1), ""});
+  }
+  l.decision = DecisionFor("memory_leak", "");
+  return l;
+}
+
+BottleneckLabel ThrottleLabel(const std::vector<GpuThrottle>& t, double total,
+                              const AnalyzeThresholds& th) {
+  BottleneckLabel l;
+  const GpuThrottle* worst = nullptr;
+  double worst_share = 0;
+  for (const GpuThrottle& g : t) {
+    double share = std::max({g.power_cap_pct, g.thermal_pct, g.hw_slowdown_pct});
+    if (share > worst_share) worst = &g, worst_share = share;
+  }
+  if (!worst || worst_share < th.throttle_report_pct) return l;
+  l.label = "throttled";
+  l.detail =
+      worst->thermal_pct >= worst->power_cap_pct && worst->thermal_pct >= worst->hw_slowdown_pct
+          ? "thermal"
+      : worst->power_cap_pct >= worst->hw_slowdown_pct ? "power_cap"
+                                                       : "hw_slowdown";
+  l.seconds = worst_share / 100.0 * worst->busy_s;
+  l.share_pct = total > 0 ? 100.0 * l.seconds / total : 0;
+  l.confidence =
+      worst->clock_loss_pct && *worst->clock_loss_pct >= th.clock_loss_pct ? "high" : "medium";
+  l.reason = fmt::format(
+      "gpu{} ran with {} slowdown {:.1f} % of its busy time{}", worst->gpu, l.detail, worst_share,
+      worst->clock_loss_pct
+          ? fmt::format(", SM clock {:.1f} % below maximum", *worst->clock_loss_pct)
+          : "");
+  l.evidence = {{"slowdown_share_of_busy", fmt::format("{:.1f} %", worst_share),
+                 fmt::format(">= {:.1f} %", th.throttle_report_pct)},
+                {"busy_time", Dur(worst->busy_s), ""}};
+  if (worst->clock_loss_pct) {
+    l.evidence.push_back({"sm_clock_below_max", fmt::format("{:.1f} %", *worst->clock_loss_pct),
+                          fmt::format(">= {:.1f} %", th.clock_loss_pct)});
+  }
+  l.decision = DecisionFor("throttled", l.detail);
+  return l;
+}
+
+}  // namespace
+
+AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& options) {
+  const AnalyzeThresholds& th = options.thresholds;
+  AnalyzeReport r;
+  const RecordingMeta& m = rec.meta;
+  r.host = m.host;
+  r.producer = m.producer;
+  r.command = m.command;
+  for (const RecordedGpu& g : m.gpus) r.gpu_names.push_back(g.name);
+  r.start_unix_s = m.start_unix_s;
+  r.interval_s = m.interval_s;
+  r.samples = rec.samples.size();
+  r.exit_code = m.exit_code;
+  r.complete = m.end_unix_s.has_value();
+  Warnings(rec, r);
+
+  RecordingSignals sig = ComputeSignals(rec, th);
+  r.workload_gpus = sig.workload_gpus;
+  r.gpm = sig.gpm;
+  double total = 0;
+  for (const SampleSignals& s : sig.samples) total += s.dt;
+  r.duration_s =
+      m.end_unix_s && *m.end_unix_s > m.start_unix_s ? *m.end_unix_s - m.start_unix_s : total;
+  if (sig.samples.empty()) {
+    r.verdict = {"none", "", 0, 0, "low", "the recording holds no samples", {}, ""};
+    return r;
+  }
+
+  bool fallback = IsCpuFallback(sig, th);
+  std::vector<std::pair<size_t, size_t>> ranges = SplitPhases(sig.samples, m.interval_s, th);
+  // Label each range, then merge neighbours with the same label and detail and label the merged
+  // range again (its evidence then covers the whole stretch).
+  std::vector<std::pair<size_t, size_t>> merged;
+  std::vector<BottleneckLabel> first;
+  for (auto [b, e] : ranges) {
+    BottleneckLabel l = LabelWindow(sig, b, e, m, th, fallback);
+    if (!merged.empty() && first.back().label == l.label && first.back().detail == l.detail) {
+      merged.back().second = e;
+    } else {
+      merged.emplace_back(b, e);
+      first.push_back(l);
+    }
+  }
+  for (auto [b, e] : merged) r.phases.push_back(MakePhase(sig, b, e, rec, th, fallback));
+  for (AnalyzePhase& p : r.phases) {
+    p.label.share_pct = total > 0 ? 100.0 * p.label.seconds / total : 0;
+  }
+
+  r.labels = Aggregate(r.phases, total);
+  r.periodic = DetectPeriodicStalls(sig, th);
+  if (r.periodic) r.labels.push_back(PeriodicLabel(*r.periodic, total, th));
+  r.memory = DetectMemoryGrowth(rec, sig.workload_gpus, th);
+  if (!r.memory.empty()) r.labels.push_back(LeakLabel(r.memory, total, th));
+  r.throttle = SummarizeThrottle(rec, sig.workload_gpus, th);
+  bool phase_throttled =
+      std::any_of(r.labels.begin(), r.labels.end(),
+                  [](const BottleneckLabel& l) { return l.label == "throttled"; });
+  if (!phase_throttled) {
+    BottleneckLabel t = ThrottleLabel(r.throttle, total, th);
+    if (!t.label.empty()) r.labels.push_back(t);
+  }
+  std::stable_sort(
+      r.labels.begin(), r.labels.end(),
+      [](const BottleneckLabel& a, const BottleneckLabel& b) { return a.share_pct > b.share_pct; });
+
+  // The verdict: a CPU fallback; else the waiting label (a phase bottleneck, periodic stalls,
+  // run-level throttling that costs clock) with the largest share of wall time, when it covers
+  // enough of the run; else a leak; else the largest phase label.
+  const BottleneckLabel* v = nullptr;
+  for (const BottleneckLabel& l : r.labels) {
+    if (l.label == "cpu_fallback") v = &l;
+  }
+  for (const BottleneckLabel& l : r.labels) {  // sorted by share: the first that qualifies wins
+    if (v) break;
+    bool waiting = l.label == "periodic_stall" ||
+                   (l.label == "throttled" && (phase_throttled || l.confidence == "high")) ||
+                   (l.label != "memory_leak" && l.label != "throttled" && IsBottleneck(l.label));
+    // Periodic stalls qualify at any share: they passed a strict regularity test and are the
+    // one thing a healthy compute-bound job still waits on.
+    if (waiting && (l.share_pct >= th.verdict_min_share_pct || l.label == "periodic_stall")) v = &l;
+  }
+  for (const BottleneckLabel& l : r.labels) {
+    if (!v && l.label == "memory_leak") v = &l;
+  }
+  for (const BottleneckLabel& l : r.labels) {
+    if (!v && l.label != "periodic_stall" && l.label != "throttled") v = &l;
+  }
+  if (!v) v = &r.labels.front();
+  r.verdict = *v;
+
+  r.energy = ComputeEnergy(rec, sig.workload_gpus, total, th, options.price_per_gpu_hour);
+  if (options.target_gpu) {
+    const RecordedGpu* current = nullptr;
+    for (const RecordedGpu& g : m.gpus) {
+      if (!sig.workload_gpus.empty() && g.index == sig.workload_gpus.front()) current = &g;
+    }
+    if (!current && !m.gpus.empty()) current = &m.gpus.front();
+    r.forecast = ForecastUpgrade(r.phases, r.periodic, current, *options.target_gpu);
+    if (!r.forecast) {
+      r.warnings.push_back(
+          fmt::format("unknown target GPU '{}' (known: {})", *options.target_gpu, GpuSpecKeys()));
+    }
+  }
+  return r;
+}
+
+LiveVerdict VerdictForWindow(const RecordingMeta& meta, const std::vector<Sample>& recent) {
+  if (recent.empty()) return {"none", "", "no samples yet", ""};
+  AnalyzeThresholds th;
+  Recording rec;
+  rec.meta = meta;
+  rec.samples = recent;
+  RecordingSignals sig = ComputeSignals(rec, th);
+  BottleneckLabel l = LabelWindow(sig, 0, sig.samples.size(), meta, th, IsCpuFallback(sig, th));
+  return {l.label, l.detail, l.reason, l.decision};
+}
+
+}  // namespace gpuvet

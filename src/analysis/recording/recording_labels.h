@@ -1,0 +1,51 @@
+// Labels one window of samples (a phase, the live window of `watch`) with the shared bottleneck
+// vocabulary: the deciding numbers with their thresholds, a confidence and the decision. The
+// order of the tests is the diagnosis playbook's: is the GPU starved at all; if so, by storage,
+// by the CPU (quota, one pegged thread, all cores), by copies or by tiny kernels; if not, is it
+// throttled, memory-bound or compute-bound.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "analysis/recording/recording_options.h"
+#include "analysis/recording/recording_signals.h"
+#include "core/analyze_report.h"
+#include "core/recording.h"
+
+namespace gpuvet {
+
+// Means and shares of one window, the numbers every label reads.
+struct WindowStats {
+  size_t n = 0;
+  double seconds = 0;
+  double activity = 0, util = 0, sm_active = 0, occupancy = 0, tensor = 0, dram = 0, mem_util = 0,
+         pcie = 0;
+  bool gpm = false;  // activity is SM activity
+  double cpu_busy = 0, iowait = 0, psi_io = 0, psi_cpu = 0, disk_busy = 0, pegged_cores = 0;
+  double busiest_thread = 0, wl_cpu = 0, cgroup_throttled = 0;
+  double rchar = 0, read_syscalls = 0, opens = 0;
+  double trough_share = 0;     // % of samples with activity below the starved threshold
+  double transitions_pct = 0;  // % of samples that switch between trough and busy
+  double throttle_share = 0;   // % of busy samples with power/thermal/HW slowdown
+  double power_share = 0, thermal_share = 0, hw_share = 0;
+  double clock_loss = 0;  // mean % below max SM clock while busy; NaN unknown
+};
+
+WindowStats StatsOf(const RecordingSignals& sig, size_t begin, size_t end,
+                    const AnalyzeThresholds& th);
+
+// The label of samples [begin, end). `fallback_run`: the whole recording is a CPU fallback (the
+// workload never appeared on a GPU and the GPUs stayed idle). share_pct is left 0 for the caller.
+BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t end,
+                            const RecordingMeta& meta, const AnalyzeThresholds& th,
+                            bool fallback_run);
+
+// True when the recording is a CPU fallback (see LabelWindow).
+bool IsCpuFallback(const RecordingSignals& sig, const AnalyzeThresholds& th);
+
+// The decision for a label and detail (what to change), from one table.
+std::string DecisionFor(std::string_view label, std::string_view detail);
+
+}  // namespace gpuvet

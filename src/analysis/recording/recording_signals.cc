@@ -1,0 +1,221 @@
+// Reduction of samples to signals. One pass per sample, no allocation in the hot loop beyond the
+// output vector: a 24 h × 8 GPU × 1 Hz recording (86,400 samples) reduces in milliseconds.
+#include "analysis/recording/recording_signals.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "core/hw/gpu_specs.h"
+#include "core/gpu_state.h"
+
+namespace gpuvet {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kMaxGpuIndex = 4096;  // indexes beyond this are ignored as garbage
+
+// Per-GPU facts the signals need, indexed by GPU index.
+struct GpuFacts {
+  double link_bps = 0;  // one direction, bytes/s; 0 unknown
+  double sm_clock_max = 0;
+};
+
+std::vector<GpuFacts> Facts(const RecordingMeta& meta) {
+  std::vector<GpuFacts> out;
+  for (const RecordedGpu& g : meta.gpus) {
+    if (g.index < 0 || g.index >= kMaxGpuIndex) continue;
+    if (out.size() <= static_cast<size_t>(g.index)) out.resize(g.index + 1);
+    GpuFacts& f = out[g.index];
+    int gen = g.pcie_gen_max.value_or(0), width = g.pcie_width_max.value_or(0);
+    if (gen == 0 || width == 0) {
+      if (const GpuSpec* s = FindGpuSpec(g.name)) gen = s->pcie_gen, width = s->pcie_width;
+    }
+    f.link_bps = PcieLinkGbps(gen, width) * 1e9;
+    f.sm_clock_max = g.sm_clock_max_mhz.value_or(0);
+  }
+  return out;
+}
+
+double ActivityOf(const GpuSample& g) {
+  if (g.sm_active_pct) return *g.sm_active_pct;
+  return g.util_pct.value_or(kNaN);
+}
+
+// Mean accumulator that skips absent values.
+struct Mean {
+  double sum = 0;
+  int n = 0;
+  void Add(const std::optional<double>& v) {
+    if (v && std::isfinite(*v)) sum += *v, ++n;
+  }
+  void Add(double v) {
+    if (std::isfinite(v)) sum += v, ++n;
+  }
+  double Get() const { return n ? sum / n : kNaN; }
+};
+
+SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
+                     const std::vector<char>& judged, const AnalyzeThresholds& th) {
+  SampleSignals x;
+  x.t = s.t;
+  x.dt = s.interval_s > 0 ? s.interval_s : 0;
+  Mean util, sm, occupancy, tensor, dram, mem, loss;
+  double link_pct = kNaN;
+  bool all_gpm = true;
+  int judged_seen = 0;
+  for (const GpuSample& g : s.gpus) {
+    if (g.gpu < 0 || g.gpu >= static_cast<int>(judged.size()) || !judged[g.gpu]) continue;
+    ++judged_seen;
+    util.Add(g.util_pct);
+    sm.Add(g.sm_active_pct);
+    occupancy.Add(g.sm_occupancy_pct);
+    tensor.Add(g.tensor_active_pct);
+    dram.Add(g.dram_bw_util_pct);
+    mem.Add(g.mem_util_pct);
+    if (!g.sm_active_pct) all_gpm = false;
+    const GpuFacts* f = static_cast<size_t>(g.gpu) < facts.size() ? &facts[g.gpu] : nullptr;
+    std::optional<double> tx =
+        g.pcie_tx_bytes_per_s ? g.pcie_tx_bytes_per_s : g.gpm_pcie_tx_bytes_per_s;
+    std::optional<double> rx =
+        g.pcie_rx_bytes_per_s ? g.pcie_rx_bytes_per_s : g.gpm_pcie_rx_bytes_per_s;
+    if (f && f->link_bps > 0 && (tx || rx)) {
+      // Each direction has its own lanes: the busier one against one direction's rate.
+      double pct = 100.0 * std::max(tx.value_or(0), rx.value_or(0)) / f->link_bps;
+      link_pct = std::isnan(link_pct) ? pct : std::max(link_pct, pct);
+    }
+    double act = ActivityOf(g);
+    if (f && f->sm_clock_max > 0 && g.sm_clock_mhz && std::isfinite(act) && act > th.gpu_idle_pct) {
+      loss.Add(100.0 * (1.0 - *g.sm_clock_mhz / f->sm_clock_max));
+    }
+    if (g.clock_event_reasons && std::isfinite(act) && act > th.gpu_idle_pct) {
+      uint64_t r = *g.clock_event_reasons;
+      x.throttle_power |= (r & clock_reason::kSwPowerCap) != 0;
+      x.throttle_thermal |=
+          (r & (clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown)) != 0;
+      x.throttle_hw |= (r & (clock_reason::kHwSlowdown | clock_reason::kHwPowerBrakeSlowdown)) != 0;
+    }
+    if (!g.processes.empty()) x.wl_on_gpu = true;
+  }
+  x.util = util.Get();
+  x.sm_active = sm.Get();
+  x.sm_occupancy = occupancy.Get();
+  x.tensor_active = tensor.Get();
+  x.dram_bw = dram.Get();
+  x.mem_util = mem.Get();
+  x.pcie_link_pct = link_pct;
+  x.sm_clock_loss = loss.Get();
+  x.activity = judged_seen > 0 && all_gpm ? x.sm_active : x.util;
+
+  const HostSample& h = s.host;
+  x.cpu_busy = h.cpu_user_pct && h.cpu_system_pct ? *h.cpu_user_pct + *h.cpu_system_pct : kNaN;
+  x.iowait = h.cpu_iowait_pct.value_or(kNaN);
+  x.psi_io = h.psi_io_some_pct.value_or(kNaN);
+  x.psi_cpu = h.psi_cpu_some_pct.value_or(kNaN);
+  x.mem_available = h.mem_available_bytes ? static_cast<double>(*h.mem_available_bytes) : kNaN;
+  x.disk_busy = h.disks.empty() ? kNaN : 0;
+  for (const DiskSample& d : h.disks) {
+    x.disk_busy = std::max(x.disk_busy, d.busy_pct);
+    x.disk_write_bps += d.write_bytes_per_s;
+  }
+  x.max_core = h.core_busy_pct.empty() ? kNaN : 0;
+  for (double c : h.core_busy_pct) {
+    x.max_core = std::max(x.max_core, c);
+    if (c >= th.pegged_pct) ++x.pegged_cores;
+  }
+
+  x.has_processes = !s.processes.empty();
+  bool any_rchar = false, any_sys = false, any_opens = false, any_read = false;
+  for (const ProcessSample& p : s.processes) {
+    x.wl_cpu += p.cpu_pct;
+    for (const ThreadSample& t : p.top_threads)
+      x.busiest_thread = std::max(x.busiest_thread, t.cpu_pct);
+    if (p.top_threads.empty() && p.threads == 1) {
+      x.busiest_thread = std::max(x.busiest_thread, p.cpu_pct);  // a single-threaded process
+    }
+    if (p.rchar_per_s) x.wl_rchar_bps += *p.rchar_per_s, any_rchar = true;
+    if (p.read_syscalls_per_s) x.wl_read_syscalls += *p.read_syscalls_per_s, any_sys = true;
+    if (p.opens_per_s) x.wl_opens += *p.opens_per_s, any_opens = true;
+    if (p.read_bytes_per_s) x.wl_read_bps += *p.read_bytes_per_s, any_read = true;
+  }
+  if (s.processes.empty()) x.wl_cpu = kNaN;  // no workload followed (an import): unknown, not 0
+  if (!any_rchar) x.wl_rchar_bps = kNaN;
+  if (!any_sys) x.wl_read_syscalls = kNaN;
+  if (!any_opens) x.wl_opens = kNaN;
+  if (!any_read) x.wl_read_bps = kNaN;
+  x.cgroup_throttled = s.workload.cgroup_throttled_pct.value_or(kNaN);
+  x.work_total = s.workload.work_total.value_or(kNaN);
+  return x;
+}
+
+std::vector<char> Judged(const std::vector<int>& gpus) {
+  std::vector<char> judged;
+  for (int g : gpus) {
+    if (g < 0 || g >= kMaxGpuIndex) continue;
+    if (judged.size() <= static_cast<size_t>(g)) judged.resize(g + 1, 0);
+    judged[g] = 1;
+  }
+  return judged;
+}
+
+}  // namespace
+
+std::vector<int> WorkloadGpus(const Recording& rec, const AnalyzeThresholds& th) {
+  std::set<int> with_process, active, all;
+  for (const RecordedGpu& g : rec.meta.gpus) all.insert(g.index);
+  for (const Sample& s : rec.samples) {
+    for (const GpuSample& g : s.gpus) {
+      all.insert(g.gpu);
+      if (!g.processes.empty()) with_process.insert(g.gpu);
+      double a = ActivityOf(g);
+      if (std::isfinite(a) && a > th.gpu_idle_pct) active.insert(g.gpu);
+    }
+  }
+  const std::set<int>& pick = !with_process.empty() ? with_process : !active.empty() ? active : all;
+  std::vector<int> out;
+  for (int g : pick) {
+    if (g >= 0 && g < kMaxGpuIndex) out.push_back(g);
+  }
+  return out;
+}
+
+SampleSignals SignalsOf(const Sample& s, const RecordingMeta& meta, const std::vector<int>& gpus,
+                        const AnalyzeThresholds& th) {
+  return Reduce(s, Facts(meta), Judged(gpus), th);
+}
+
+RecordingSignals ComputeSignals(const Recording& rec, const AnalyzeThresholds& th) {
+  RecordingSignals out;
+  out.workload_gpus = WorkloadGpus(rec, th);
+  std::vector<GpuFacts> facts = Facts(rec.meta);
+  std::vector<char> judged = Judged(out.workload_gpus);
+  out.samples.reserve(rec.samples.size());
+  size_t gpm = 0;
+  for (const Sample& s : rec.samples) {
+    out.samples.push_back(Reduce(s, facts, judged, th));
+    const SampleSignals& x = out.samples.back();
+    if (std::isfinite(x.sm_active)) ++gpm;
+    out.process_gpu_seen |= x.wl_on_gpu;
+  }
+  out.gpm = !rec.samples.empty() && gpm * 2 > rec.samples.size();
+  // The first sample's interval may be unknown (no baseline): take the recording's interval.
+  for (SampleSignals& x : out.samples) {
+    if (x.dt <= 0) x.dt = rec.meta.interval_s > 0 ? rec.meta.interval_s : 1.0;
+  }
+  return out;
+}
+
+double MeanOf(const std::vector<SampleSignals>& v, size_t begin, size_t end,
+              double SampleSignals::*field) {
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = begin; i < end && i < v.size(); ++i) {
+    double x = v[i].*field;
+    if (std::isfinite(x)) sum += x, ++n;
+  }
+  return n ? sum / static_cast<double>(n) : kNaN;
+}
+
+}  // namespace gpuvet

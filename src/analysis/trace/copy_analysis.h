@@ -1,0 +1,22 @@
+// Host-device copies and host synchronisation: volume, time and achieved bandwidth per copy
+// direction, copies that touch pageable host memory, synchronous copies and explicit syncs, and
+// `.item()`-style scalar reads (a small device-to-host copy the host immediately waits for).
+#pragma once
+
+#include "analysis/trace/trace_options.h"
+#include "core/trace.h"
+#include "core/trace_report.h"
+
+namespace gpuvet {
+
+// Over all memcpy ops and runtime calls of the trace. Directions appear only when they have
+// copies, in the order HtoD, DtoH, DtoD, PtoP, HtoH, other. Syncs list device, stream, event and
+// memcpy (synchronous cudaMemcpy) calls that occurred. A scalar read is a DtoH copy of at most
+// thresholds.scalar_read_max_bytes whose enqueuing call is a synchronous kMemcpy (its time counts)
+// or a kMemcpyAsync followed, as the next runtime call on the same thread, by a stream or device
+// sync (that sync's time counts). copy_busy_in_span_ns and sync_in_span_ns clip the copies and
+// the sync calls to [span_start_ns, span_end_ns), the window the verdict's shares divide by.
+CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresholds,
+                           int64_t span_start_ns, int64_t span_end_ns);
+
+}  // namespace gpuvet

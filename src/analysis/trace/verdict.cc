@@ -1,0 +1,566 @@
+// Verdict labels and trace.* findings. Every warn carries the measured value and the threshold it
+// crossed; every passed check says what was measured, so the report shows what was looked at.
+#include "analysis/trace/verdict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+
+#include "core/catalogue.h"
+#include "util/strings.h"
+
+namespace gpuvet {
+
+namespace {
+
+Finding Make(std::string_view id, const std::string& subject, Severity sev, std::string summary,
+             std::vector<Evidence> evidence = {}) {
+  assert(FindCatalogueEntry(id) != nullptr);
+  return NewFinding(id, subject, sev, std::move(summary), std::move(evidence));
+}
+
+std::string P(double v) { return fmt::format("{:.1f} %", v); }
+
+std::string Ms(int64_t ns) {
+  double v = static_cast<double>(ns);
+  if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", v / 1e9);
+  if (ns >= 1'000'000) return fmt::format("{:.1f} ms", v / 1e6);
+  return fmt::format("{:.1f} µs", v / 1e3);
+}
+
+std::string Bytes(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+double Share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+double Share(int64_t part, int64_t whole) {
+  return Share(static_cast<double>(part), static_cast<double>(whole));
+}
+
+// The numbers every verdict rule reads, derived once.
+struct Signals {
+  double idle_pct = 0;
+  // Shares of idle: each stream's category ratios averaged with the stream's busy time as weight.
+  double host_wait_share = 0;    // % of stream idle that is host wait
+  double kernel_wait_share = 0;  // % of stream idle that is kernel wait
+  double short_host_share = 0;   // % of stream idle that is host wait in short gaps
+  double short_kernel_pct = 0;
+  double transfer_pct = 0;
+  double comm_exposed_pct = 0;
+  double compute_pct = 0;
+  double sync_pct = 0;
+  bool starved = false;
+};
+
+Signals Derive(const RankAnalysis& a, const TraceThresholds& th) {
+  Signals s;
+  // Why the GPU as a whole was idle: the gaps of the merged timeline, each classified by the op
+  // that ended it. (Per-stream gaps while another stream runs are not GPU idle, and a gap on every
+  // stream at once — the host between two phases — is missed by a per-stream view.)
+  const StreamIdle& g = a.gpu_idle;
+  const int64_t idle = g.idle_ns();
+  int64_t span = a.temporal.span_ns;
+  s.idle_pct = a.temporal.idle_pct;
+  s.host_wait_share = Share(g.host_wait_ns, idle);
+  s.kernel_wait_share = Share(g.kernel_wait_ns, idle);
+  s.short_host_share = Share(g.host_wait_short_ns, idle);
+  s.short_kernel_pct = a.launch.shorter_pct;
+  s.transfer_pct = std::min(100.0, Share(a.copies.copy_busy_in_span_ns, span));
+  s.comm_exposed_pct = std::min(100.0, Share(a.overlap.exposed_ns, span));
+  s.compute_pct = a.temporal.compute_pct;
+  s.sync_pct = std::min(100.0, Share(a.copies.sync_in_span_ns, span));
+  s.starved = s.idle_pct >= th.idle_pct;
+  return s;
+}
+
+bool LaunchBound(const Signals& s, const TraceThresholds& th) {
+  return s.starved && s.short_kernel_pct >= th.short_kernel_pct &&
+         s.kernel_wait_share + s.short_host_share >= th.launch_gap_share_pct;
+}
+
+bool HostBound(const Signals& s, const TraceThresholds& th) {
+  return s.starved && !LaunchBound(s, th) && s.host_wait_share >= th.host_wait_share_pct;
+}
+
+std::string Confidence(const RankAnalysis& a, double share, double threshold,
+                       const TraceThresholds& th) {
+  if (a.truncated || a.temporal.ops_counted < th.min_ops_for_confidence ||
+      a.temporal.span_ns < th.min_span_for_confidence_ns) {
+    return "low";
+  }
+  return share >= 1.5 * threshold ? "high" : "medium";
+}
+
+// "9: smsp__sass_thread_inst_executed_op_dadd_pred_on.sum, … (+6)": the first few names.
+std::string CounterList(const std::vector<std::string>& metrics) {
+  constexpr size_t kShown = 3;
+  std::vector<std::string> head(metrics.begin(),
+                                metrics.begin() + std::min(kShown, metrics.size()));
+  std::string out = fmt::format("{}: {}", metrics.size(), Join(head, ", "));
+  if (metrics.size() > kShown) out += fmt::format(", … (+{})", metrics.size() - kShown);
+  return out;
+}
+
+// C++ kernel names run to thousands of characters; evidence keeps the head.
+std::string TruncateName(const std::string& name) {
+  constexpr size_t kMax = 80;
+  return name.size() <= kMax ? name : name.substr(0, kMax - 3) + "...";
+}
+
+std::string Flops(double f) {
+  if (f >= 1e12) return fmt::format("{:.2f} TFLOP", f / 1e12);
+  if (f >= 1e9) return fmt::format("{:.2f} GFLOP", f / 1e9);
+  if (f >= 1e6) return fmt::format("{:.2f} MFLOP", f / 1e6);
+  return fmt::format("{:.0f} FLOP", f);
+}
+
+std::string GpuOf(const CounterStats& c) {
+  return c.gpu_spec.empty() ? (c.gpu_name.empty() ? "unknown GPU" : c.gpu_name) : c.gpu_spec;
+}
+
+// What a counter-mode trace lacks to place its kernels on the roofline; "" when nothing.
+std::string RooflineGap(const CounterStats& c) {
+  if (!c.has_dram) {
+    return "no DRAM byte counters: add dram__bytes_read.sum and dram__bytes_write.sum to "
+           "profiler_metrics";
+  }
+  if (!c.has_flops) {
+    return "no FLOP counters: add smsp__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_"
+           "on.sum to profiler_metrics";
+  }
+  if (c.ridge_flop_per_byte <= 0) {
+    return fmt::format("the GPU ({}) is not in gpuvet's spec table, so its ridge point is unknown",
+                       c.gpu_name.empty() ? "not named in the trace" : c.gpu_name);
+  }
+  return "";
+}
+
+TraceVerdict CounterVerdict(const CounterStats& c) {
+  if (c.memory_bound_time_pct) {
+    double m = *c.memory_bound_time_pct;
+    bool memory = m >= 50;
+    return {memory ? "memory_bound" : "compute_bound", memory ? m : 100 - m, "medium",
+            fmt::format("{} of the profiled kernels' roofline time is in kernels {} the ridge "
+                        "point ({:.1f} FLOP/byte on {})",
+                        P(memory ? m : 100 - m), memory ? "below" : "above", c.ridge_flop_per_byte,
+                        GpuOf(c)),
+            "roofline_time"};
+  }
+  return {"counters_only", 0, "low",
+          fmt::format("{} kernel(s) profiled by the CUPTI range profiler, no timeline; {}",
+                      c.kernels, RooflineGap(c))};
+}
+
+void AppendCounterFindings(const RankAnalysis& a, std::vector<Finding>& out) {
+  const CounterStats& c = a.counters;
+  out.push_back(Make(
+      "trace.input", a.subject, Severity::kInfo,
+      fmt::format("counter-mode trace: the CUPTI range profiler replayed {} kernel launch(es) of "
+                  "{} kernel(s) to read {} counter(s); it has no timeline, so the idle, launch, "
+                  "copy and step analyses do not apply",
+                  c.ranges, c.kernels, c.metrics.size()),
+      {{"profiled_ranges", std::to_string(c.ranges), ""},
+       {"counters", CounterList(c.metrics), ""},
+       {"gpu_ops", std::to_string(a.kernels.op_count), ""}}));
+  out.back().decision =
+      "Nothing is wrong with the trace. For idle, launch, copy and sync analysis take a normal "
+      "trace as well (without profiler_metrics): counter mode serialises and replays kernels.";
+  std::vector<Evidence> ev;
+  if (c.has_flops) {
+    ev.push_back({"flops",
+                  fmt::format("FP32 {}, FP16 {}, FP64 {}", Flops(c.flops_fp32), Flops(c.flops_fp16),
+                              Flops(c.flops_fp64)),
+                  "SASS add/mul/fma instructions, FMA = 2"});
+  }
+  if (c.has_dram) ev.push_back({"dram_bytes", Bytes(static_cast<uint64_t>(c.dram_bytes)), ""});
+  ev.push_back({"gpu", GpuOf(c), ""});
+  if (c.ridge_flop_per_byte > 0) {
+    ev.push_back({"ridge_point", fmt::format("{:.1f} FLOP/byte", c.ridge_flop_per_byte),
+                  "FP32 peak / memory bandwidth"});
+  }
+  for (size_t i = 0; i < c.top.size() && i < 5; ++i) {
+    const KernelCounterStat& k = c.top[i];
+    std::string value = fmt::format("{} x{}, {} ({:.1f} % of FLOPs)", TruncateName(k.name),
+                                    k.ranges, Flops(k.flops), k.flop_share_pct);
+    if (k.intensity) value += fmt::format(", {:.2f} FLOP/byte", *k.intensity);
+    if (!k.bound.empty()) value += ", " + k.bound;
+    ev.push_back({fmt::format("kernel{}", i + 1), value, ""});
+  }
+  std::string summary;
+  if (c.memory_bound_time_pct) {
+    summary = fmt::format(
+        "{} of {} profiled kernel(s) are memory-bound (below the ridge point of {:.1f} FLOP/byte "
+        "on {}): {} of the kernels' roofline time",
+        c.memory_bound_kernels, c.memory_bound_kernels + c.compute_bound_kernels,
+        c.ridge_flop_per_byte, GpuOf(c), P(*c.memory_bound_time_pct));
+  } else {
+    summary = fmt::format(
+        "{} kernel(s) with counters{}; not placed on the roofline: {}", c.kernels,
+        c.has_flops ? fmt::format(", {} in all", Flops(c.flops_fp32 + c.flops_fp16 + c.flops_fp64))
+                    : "",
+        RooflineGap(c));
+  }
+  out.push_back(Make("trace.kernel_counters", a.subject, Severity::kInfo, summary, std::move(ev)));
+}
+
+// A window too short for any label (see TraceThresholds::min_span_for_verdict_ns).
+bool TooLittle(const RankAnalysis& a, const TraceThresholds& th) {
+  return a.has_gpu_ops && a.temporal.span_ns < th.min_span_for_verdict_ns;
+}
+
+}  // namespace
+
+TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
+  TraceVerdict v;
+  if (!a.has_gpu_ops && a.counters.ranges > 0) return CounterVerdict(a.counters);
+  if (!a.has_gpu_ops) {
+    return {"no_gpu_activity", 0, "high", "the trace holds no GPU operations"};
+  }
+  if (TooLittle(a, th)) {
+    return {"insufficient_data", 0, "low",
+            fmt::format("{} GPU op(s) over {} in the analysed window: too little to judge",
+                        a.temporal.ops_counted, Ms(a.temporal.span_ns))};
+  }
+  Signals s = Derive(a, th);
+  struct Option {
+    const char* label;
+    double share;
+    double threshold;
+    std::string reason;
+  };
+  std::vector<Option> options;
+  if (LaunchBound(s, th)) {
+    options.push_back(
+        {"launch_bound", s.idle_pct, th.idle_pct,
+         fmt::format("GPU idle {} of the span; {} of kernels run shorter than "
+                     "their launch, {} of idle is in gaps under {}",
+                     P(s.idle_pct), P(s.short_kernel_pct),
+                     P(s.kernel_wait_share + s.short_host_share), Ms(th.launch_gap_max_ns))});
+  } else if (HostBound(s, th)) {
+    options.push_back({"host_cpu_bound", s.idle_pct * s.host_wait_share / 100, th.idle_pct,
+                       fmt::format("GPU idle {} of the span; {} of idle is host wait",
+                                   P(s.idle_pct), P(s.host_wait_share))});
+  } else if (s.starved && s.comm_exposed_pct < th.comm_exposed_pct) {
+    options.push_back(
+        {"idle", s.idle_pct, th.idle_pct,
+         fmt::format("GPU idle {} of the span without a dominant cause", P(s.idle_pct))});
+  }
+  if (s.comm_exposed_pct >= th.comm_exposed_pct) {
+    // Unexplained idle next to exposed communication is mostly streams waiting on collectives:
+    // comm_bound then stands for it rather than a bare "idle".
+    options.push_back({"comm_bound", s.comm_exposed_pct, th.comm_exposed_pct,
+                       fmt::format("communication not overlapped by compute takes {} of the span",
+                                   P(s.comm_exposed_pct))});
+  }
+  if (s.transfer_pct >= th.transfer_pct) {
+    options.push_back({"transfer_bound", s.transfer_pct, th.transfer_pct,
+                       fmt::format("memory copies take {} of the span", P(s.transfer_pct))});
+  }
+  if (options.empty()) {
+    options.push_back({"compute_bound", s.compute_pct, th.compute_pct,
+                       fmt::format("compute kernels cover {} of the span", P(s.compute_pct))});
+  }
+  const Option& best =
+      *std::max_element(options.begin(), options.end(),
+                        [](const Option& x, const Option& y) { return x.share < y.share; });
+  v.label = best.label;
+  v.share_pct = best.share;
+  v.reason = best.reason;
+  v.confidence = Confidence(a, best.share, best.threshold, th);
+  if (v.label == "compute_bound" && s.compute_pct < th.compute_pct) v.confidence = "low";
+  return v;
+}
+
+void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
+                        std::vector<Finding>& out) {
+  const std::string& subj = a.subject;
+  std::vector<Evidence> input_ev = {{"events_read", std::to_string(a.events_seen), ""},
+                                    {"gpu_ops", std::to_string(a.kernels.op_count), ""},
+                                    {"warnings", std::to_string(a.warnings.size()), ""}};
+  if (!a.warnings.empty()) input_ev.push_back({"first_warning", a.warnings.front(), ""});
+  const bool counter_mode = !a.has_gpu_ops && a.counters.ranges > 0;
+  if (counter_mode && !a.truncated) {
+    AppendCounterFindings(a, out);
+    return;
+  }
+  if (a.truncated) {
+    out.push_back(Make("trace.input", subj, Severity::kWarn,
+                       "trace truncated: results cover only the events read before the break",
+                       input_ev));
+  } else if (!a.has_gpu_ops) {
+    out.push_back(Make("trace.input", subj, Severity::kInfo,
+                       "CPU-only rank: the trace holds no GPU kernels, copies or memsets",
+                       input_ev));
+    return;
+  } else if (!a.warnings.empty()) {
+    out.push_back(Make("trace.input", subj, Severity::kInfo,
+                       fmt::format("trace read with {} warning(s)", a.warnings.size()), input_ev));
+  } else {
+    out.push_back(Make("trace.input", subj, Severity::kOk,
+                       fmt::format("trace read completely ({} GPU ops)", a.kernels.op_count),
+                       input_ev));
+  }
+  if (counter_mode) AppendCounterFindings(a, out);  // after the truncation warning
+  if (!a.has_gpu_ops) return;
+  if (TooLittle(a, th)) {
+    // Replaces a plain "read completely"; a truncation or read warning stays beside it.
+    if (out.back().id == "trace.input" && out.back().severity == Severity::kOk) out.pop_back();
+    out.push_back(Make(
+        "trace.input", subj, Severity::kInfo,
+        fmt::format(
+            "too little GPU activity to judge: {} GPU op(s) over {} in the analysed "
+            "window{}",
+            a.temporal.ops_counted, Ms(a.temporal.span_ns),
+            a.temporal.last_step_excluded ? " (the last ProfilerStep is excluded, as HTA)" : ""),
+        {{"gpu_span", Ms(a.temporal.span_ns), fmt::format(">= {}", Ms(th.min_span_for_verdict_ns))},
+         {"ops_in_window", std::to_string(a.temporal.ops_counted), ""},
+         {"gpu_ops", std::to_string(a.kernels.op_count), ""}}));
+    out.back().decision =
+        "Profile a few complete steps of the real workload (for example "
+        "torch.profiler.schedule(wait=1, warmup=1, active=3)) so the window holds its work.";
+    return;
+  }
+
+  Signals s = Derive(a, th);
+  std::string idle_thr = fmt::format(">= {}", P(th.idle_pct));
+  Evidence idle_ev{"gpu_idle_pct", P(s.idle_pct), idle_thr};
+  Evidence host_ev{"host_wait_share_of_idle", P(s.host_wait_share),
+                   fmt::format(">= {}", P(th.host_wait_share_pct))};
+  Evidence short_ev{"kernels_shorter_than_launch", P(s.short_kernel_pct),
+                    fmt::format(">= {}", P(th.short_kernel_pct))};
+  Evidence kw_ev{"kernel_wait_share_of_idle", P(s.kernel_wait_share), ""};
+  Evidence span_ev{"gpu_span", Ms(a.temporal.span_ns), ""};
+  Evidence launch_gap_ev{"launch_gap_share_of_idle", P(s.kernel_wait_share + s.short_host_share),
+                         fmt::format(">= {} (kernel wait + host wait in gaps < {})",
+                                     P(th.launch_gap_share_pct), Ms(th.launch_gap_max_ns))};
+
+  // Idle, host and launch.
+  bool launch = LaunchBound(s, th), host = HostBound(s, th);
+  bool comm_explains = s.comm_exposed_pct >= th.comm_exposed_pct;
+  if (!s.starved) {
+    out.push_back(Make("trace.idle", subj, Severity::kOk,
+                       fmt::format("GPU idle {} of the span", P(s.idle_pct)), {idle_ev, span_ev}));
+  } else if (launch || host || comm_explains) {
+    out.push_back(Make("trace.idle", subj, Severity::kInfo,
+                       fmt::format("GPU idle {} of the span, explained by {}", P(s.idle_pct),
+                                   launch ? "trace.launch_bound"
+                                   : host ? "trace.host_cpu_bound"
+                                          : "trace.comm_bound"),
+                       {idle_ev, span_ev}));
+  } else {
+    out.push_back(Make("trace.idle", subj, Severity::kWarn,
+                       fmt::format("GPU idle {} of the span; host wait {} and kernel wait {} of "
+                                   "idle, the rest waits on events or other streams",
+                                   P(s.idle_pct), P(s.host_wait_share), P(s.kernel_wait_share)),
+                       {idle_ev, host_ev, kw_ev, span_ev}));
+  }
+  out.push_back(Make(
+      "trace.host_cpu_bound", subj, host ? Severity::kWarn : Severity::kOk,
+      host ? fmt::format("GPU idle {} of the span; {} of idle is host wait", P(s.idle_pct),
+                         P(s.host_wait_share))
+           : fmt::format("host wait is {} of the span{}", P(s.idle_pct * s.host_wait_share / 100),
+                         launch ? ", attributed to launch overhead" : ""),
+      {idle_ev, host_ev}));
+  std::vector<Evidence> launch_ev = {short_ev,
+                                     launch_gap_ev,
+                                     kw_ev,
+                                     idle_ev,
+                                     {"launch_median", Ms(a.launch.launch_median_ns), ""},
+                                     {"kernel_median", Ms(a.launch.kernel_median_ns), ""},
+                                     {"launch_delay_p50", Ms(a.launch.delay_p50_ns), ""}};
+  out.push_back(Make(
+      "trace.launch_bound", subj, launch ? Severity::kWarn : Severity::kOk,
+      launch ? fmt::format("GPU idle {} of the span between short kernels: {} of {} kernels run "
+                           "shorter than their launch",
+                           P(s.idle_pct), P(s.short_kernel_pct), a.launch.launches)
+             : fmt::format("{} of {} kernels run shorter than their launch", P(s.short_kernel_pct),
+                           a.launch.launches),
+      launch_ev));
+
+  // Transfers.
+  Evidence tr_ev{"copy_time_share", P(s.transfer_pct), fmt::format(">= {}", P(th.transfer_pct))};
+  std::vector<Evidence> copy_ev = {tr_ev};
+  for (const CopyDirection& d : a.copies.directions) {
+    copy_ev.push_back(
+        {d.direction,
+         fmt::format("{} in {} copies, {:.1f} GB/s", Bytes(d.bytes), d.count, d.gb_per_s), ""});
+  }
+  bool transfer = s.transfer_pct >= th.transfer_pct;
+  out.push_back(Make("trace.transfer_bound", subj, transfer ? Severity::kWarn : Severity::kOk,
+                     fmt::format("memory copies take {} of the span", P(s.transfer_pct)), copy_ev));
+
+  // Pageable copies.
+  const CopyStats& c = a.copies;
+  std::vector<Evidence> pg_ev = {{"pageable_copies", std::to_string(c.pageable_count), ""},
+                                 {"pageable_bytes", Bytes(c.pageable_bytes),
+                                  fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
+                                 {"pageable_time", Ms(c.pageable_ns), ""}};
+  if (c.pageable_count == 0) {
+    out.push_back(Make("trace.pageable_copies", subj, Severity::kOk,
+                       "no copies from or to pageable host memory", pg_ev));
+  } else {
+    bool bulk = c.pageable_bytes >= th.pageable_min_bytes;
+    out.push_back(Make("trace.pageable_copies", subj, bulk ? Severity::kWarn : Severity::kInfo,
+                       fmt::format("{} copies ({}) use pageable host memory", c.pageable_count,
+                                   Bytes(c.pageable_bytes)),
+                       pg_ev));
+  }
+
+  // Synchronisation.
+  std::vector<Evidence> sync_ev = {
+      {"sync_time_share", P(s.sync_pct), fmt::format(">= {}", P(th.sync_pct))}};
+  for (const SyncKindStat& k : c.syncs) {
+    sync_ev.push_back({k.kind + "_syncs", fmt::format("{} ({})", k.count, Ms(k.time_ns)), ""});
+  }
+  sync_ev.push_back({"scalar_reads", fmt::format("{} ({})", c.scalar_reads, Ms(c.scalar_read_ns)),
+                     fmt::format("DtoH <= {} then sync", Bytes(th.scalar_read_max_bytes))});
+  uint64_t nsync = 0;
+  for (const SyncKindStat& k : c.syncs) nsync += k.count;
+  bool stalls = s.sync_pct >= th.sync_pct;
+  out.push_back(Make("trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
+                     fmt::format("host blocked in {} synchronisations for {} (blocked for {} "
+                                 "of the GPU span), {} scalar reads",
+                                 nsync, Ms(c.sync_ns), P(s.sync_pct), c.scalar_reads),
+                     sync_ev));
+
+  // Communication.
+  const CommOverlap& o = a.overlap;
+  if (o.comm_ns == 0) {
+    out.push_back(
+        Make("trace.comm_bound", subj, Severity::kOk, "no communication kernels: not applicable"));
+  } else {
+    bool comm = s.comm_exposed_pct >= th.comm_exposed_pct;
+    out.push_back(
+        Make("trace.comm_bound", subj, comm ? Severity::kWarn : Severity::kOk,
+             fmt::format("communication {} of the span, {} of it overlapped by compute; exposed {}",
+                         P(Share(o.comm_ns, a.temporal.span_ns)), P(o.overlap_pct),
+                         P(s.comm_exposed_pct)),
+             {{"comm_exposed_share", P(s.comm_exposed_pct),
+               fmt::format(">= {}", P(th.comm_exposed_pct))},
+              {"comm_time", Ms(o.comm_ns), ""},
+              {"comm_comp_overlap", P(o.overlap_pct), ""}}));
+  }
+  if (a.verdict.label == "compute_bound") {
+    out.push_back(Make(
+        "trace.compute_bound", subj, Severity::kInfo,
+        fmt::format("compute kernels cover {} of the span", P(s.compute_pct)),
+        {{"compute_pct", P(s.compute_pct), fmt::format(">= {}", P(th.compute_pct))}, idle_ev}));
+  }
+}
+
+void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
+                             std::vector<Finding>& out) {
+  if (!x.missing_ranks.empty()) {
+    // One rank's file on purpose is common; a set of files with holes is a problem.
+    Severity sev = x.ranks_present.size() > 1 ? Severity::kWarn : Severity::kInfo;
+    out.push_back(
+        Make("trace.input", "all ranks", sev,
+             fmt::format("world size {}, traces for {} ranks; missing rank(s) {}", x.world_size,
+                         x.ranks_present.size(), FormatCpuList(x.missing_ranks)),
+             {{"world_size", std::to_string(x.world_size), ""},
+              {"ranks_present", std::to_string(x.ranks_present.size()), ""}}));
+  }
+  for (const auto& [rank, files] : x.duplicate_ranks) {
+    std::vector<Evidence> ev;
+    for (size_t i = 0; i < files.size(); ++i) {
+      ev.push_back({fmt::format("file{}", i + 1), files[i], ""});
+    }
+    out.push_back(Make("trace.input", fmt::format("rank {}", rank), Severity::kWarn,
+                       fmt::format("{} inputs claim rank {}: they are separate runs, not the "
+                                   "ranks of one job; each is analysed on its own and ranks are "
+                                   "not compared",
+                                   files.size(), rank),
+                       std::move(ev)));
+    out.back().decision =
+        "Give each run to its own `gpuvet trace` (a before/after pair is compared by reading the "
+        "two reports); pass a directory only when it holds one run's per-rank files.";
+  }
+  if (x.lateness.empty()) return;
+  std::vector<Evidence> ev = {{"collective", x.collective, ""},
+                              {"steps_compared", std::to_string(x.steps_compared),
+                               fmt::format(">= {}", th.straggler_min_steps)}};
+  for (const RankLateness& l : x.lateness) {
+    ev.push_back({fmt::format("rank{}_late", l.rank),
+                  fmt::format("{} steps, mean delay {}", l.late_count, Ms(l.mean_delay_ns)),
+                  fmt::format(">= {:.0f} % of steps, delay >= {}", th.straggler_late_share * 100,
+                              Ms(static_cast<int64_t>(th.straggler_min_delay_share *
+                                                      static_cast<double>(x.mean_step_ns))))});
+  }
+  ev.push_back({"mean_step", Ms(x.mean_step_ns), ""});
+  if (x.stragglers.empty()) {
+    out.push_back(Make("trace.straggler", "all ranks", Severity::kOk,
+                       fmt::format("no rank starts the collective last consistently, or late by "
+                                   "{:.0f} % of a step, over {} step(s)",
+                                   th.straggler_min_delay_share * 100, x.steps_compared),
+                       ev));
+    return;
+  }
+  for (int r : x.stragglers) {
+    const RankLateness* l = nullptr;
+    for (const RankLateness& y : x.lateness) {
+      if (y.rank == r) l = &y;
+    }
+    out.push_back(
+        Make("trace.straggler", fmt::format("rank {}", r), Severity::kWarn,
+             fmt::format("rank {} starts the collective last in {} of {} steps, {} "
+                         "behind the earliest rank on average",
+                         r, l ? l->late_count : 0, x.steps_compared, Ms(l ? l->mean_delay_ns : 0)),
+             ev));
+  }
+}
+
+// A rank with a verdict of its own: GPU ops, or kernel counters.
+static bool Judged(const RankAnalysis& a) { return a.has_gpu_ops || a.counters.ranges > 0; }
+
+TraceVerdict OverallVerdict(const std::vector<RankAnalysis>& ranks) {
+  std::map<std::string, std::pair<int, double>> votes;  // label -> (ranks, summed share)
+  int gpu_ranks = 0;
+  std::string confidence = "high";
+  for (const RankAnalysis& a : ranks) {
+    if (!Judged(a)) continue;
+    ++gpu_ranks;
+    auto& v = votes[a.verdict.label];
+    ++v.first;
+    v.second += a.verdict.share_pct;
+  }
+  if (gpu_ranks == 0) return {"no_gpu_activity", 0, "high", "no rank holds GPU operations"};
+  // A bottleneck outranks compute_bound, which outranks insufficient_data.
+  auto rank_of = [](const std::string& label) {
+    if (label == "insufficient_data" || label == "counters_only") return 0;
+    return label == "compute_bound" ? 1 : 2;
+  };
+  auto best = votes.begin();
+  for (auto it = votes.begin(); it != votes.end(); ++it) {
+    int r = rank_of(it->first), best_r = rank_of(best->first);
+    if (r != best_r ? r > best_r
+                    : (it->second.first > best->second.first ||
+                       (it->second.first == best->second.first &&
+                        it->second.second > best->second.second))) {
+      best = it;
+    }
+  }
+  for (const RankAnalysis& a : ranks) {
+    if (Judged(a) && a.verdict.label == best->first && a.verdict.confidence != "high") {
+      confidence = a.verdict.confidence == "low" || confidence == "low" ? "low" : "medium";
+    }
+  }
+  if (gpu_ranks == 1) {
+    for (const RankAnalysis& a : ranks) {
+      if (Judged(a)) return a.verdict;
+    }
+  }
+  TraceVerdict v{best->first, best->second.second / best->second.first, confidence,
+                 fmt::format("{} of {} GPU ranks", best->second.first, gpu_ranks)};
+  for (const RankAnalysis& a : ranks) {
+    if (Judged(a) && a.verdict.label == v.label) v.share_of = a.verdict.share_of;
+  }
+  return v;
+}
+
+}  // namespace gpuvet

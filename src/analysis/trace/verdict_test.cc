@@ -1,0 +1,201 @@
+#include "analysis/trace/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/trace/analyze.h"
+#include "testing/trace_builder_for_test.h"
+
+namespace gpuvet {
+namespace {
+
+const Finding* Find(const TraceReport& r, const std::string& id, const std::string& subject) {
+  for (const Finding& f : r.findings) {
+    if (f.id == id && f.subject == subject) return &f;
+  }
+  return nullptr;
+}
+
+RankTrace WithRank(RankTrace t, int rank) {
+  t.rank = rank;
+  t.source = "dir/rank" + std::to_string(rank) + ".json";
+  return t;
+}
+
+// 200 kernels of 100 µs, each launched 100 µs after the previous one ended: idle ~50 %, all host
+// wait, kernels far longer than their 5 µs launch.
+RankTrace HostBound() {
+  TraceBuilder b;
+  double t = 0;
+  for (int i = 0; i < 200; ++i) {
+    b.Launched("ampere_sgemm", t - 2, 5, t + 5, 100);
+    t += 205;
+  }
+  return b.Build();
+}
+
+// 200 kernels of 2 µs, each taking a 10 µs launch: the GPU waits for every launch.
+RankTrace LaunchBound() {
+  TraceBuilder b;
+  for (int i = 0; i < 200; ++i)
+    b.Launched("vectorized_elementwise_kernel", i * 10, 10, i * 10 + 8, 2);
+  return b.Build();
+}
+
+// 200 back-to-back 100 µs GEMMs queued long before they run.
+RankTrace ComputeBound() {
+  TraceBuilder b;
+  for (int i = 0; i < 200; ++i) b.Launched("ampere_sgemm", i, 5, 1000 + i * 100, 100);
+  return b.Build();
+}
+
+TEST(VerdictTest, HostBound) {
+  TraceReport r = AnalyzeTraces({WithRank(HostBound(), 0)}, TraceOptions{});
+  ASSERT_EQ(r.ranks.size(), 1u);
+  EXPECT_EQ(r.ranks[0].verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.ranks[0].verdict.confidence, "high");
+  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  const Finding* f = Find(r, "trace.host_cpu_bound", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarn);
+  EXPECT_NE(f->summary.find("of idle is host wait"), std::string::npos);
+  EXPECT_EQ(Find(r, "trace.launch_bound", "rank 0")->severity, Severity::kOk);
+  EXPECT_EQ(Find(r, "trace.idle", "rank 0")->severity, Severity::kInfo);
+  EXPECT_EQ(Find(r, "trace.comm_bound", "rank 0")->summary,
+            "no communication kernels: not applicable");
+  EXPECT_EQ(Find(r, "trace.compute_bound", "rank 0"), nullptr);
+  EXPECT_EQ(r.worst, Severity::kWarn);
+}
+
+TEST(VerdictTest, LaunchBound) {
+  TraceReport r = AnalyzeTraces({WithRank(LaunchBound(), 0)}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, "launch_bound");
+  EXPECT_EQ(Find(r, "trace.launch_bound", "rank 0")->severity, Severity::kWarn);
+  EXPECT_EQ(Find(r, "trace.host_cpu_bound", "rank 0")->severity, Severity::kOk);
+}
+
+TEST(VerdictTest, ComputeBoundIsInfo) {
+  TraceReport r = AnalyzeTraces({WithRank(ComputeBound(), 0)}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, "compute_bound");
+  EXPECT_GT(r.ranks[0].verdict.share_pct, 99);
+  const Finding* f = Find(r, "trace.compute_bound", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kInfo);
+  EXPECT_EQ(r.worst, Severity::kInfo);
+}
+
+TEST(VerdictTest, CpuOnlyRankAndTruncatedRank) {
+  RankTrace cpu = WithRank(TraceBuilder().Build(), 1);
+  RankTrace cut = WithRank(ComputeBound(), 0);
+  cut.truncated = true;
+  cut.warnings.push_back("dir/rank0.json: byte 1234: file ends inside an event");
+  TraceReport r = AnalyzeTraces({cut, cpu}, TraceOptions{});
+  const Finding* in0 = Find(r, "trace.input", "rank 0");
+  ASSERT_NE(in0, nullptr);
+  EXPECT_EQ(in0->severity, Severity::kWarn);
+  EXPECT_EQ(r.ranks[0].verdict.confidence, "low");
+  const Finding* in1 = Find(r, "trace.input", "rank 1");
+  ASSERT_NE(in1, nullptr);
+  EXPECT_EQ(in1->severity, Severity::kInfo);
+  EXPECT_NE(in1->summary.find("CPU-only"), std::string::npos);
+  EXPECT_EQ(Find(r, "trace.idle", "rank 1"), nullptr);  // nothing else for a CPU-only rank
+  EXPECT_EQ(r.ranks[1].verdict.label, "no_gpu_activity");
+  EXPECT_EQ(r.verdict.label, "compute_bound");  // the only GPU rank decides
+}
+
+TEST(VerdictTest, SubjectIsFileNameWhenRankUnknown) {
+  RankTrace t = ComputeBound();
+  t.source = "/some/dir/worker0.pt.trace.json.gz";
+  TraceReport r = AnalyzeTraces({t}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].subject, "worker0.pt.trace.json.gz");
+  EXPECT_NE(Find(r, "trace.input", "worker0.pt.trace.json.gz"), nullptr);
+}
+
+TEST(VerdictTest, BottleneckOnAnyRankWinsOverall) {
+  TraceReport r = AnalyzeTraces(
+      {WithRank(ComputeBound(), 0), WithRank(ComputeBound(), 1), WithRank(HostBound(), 2)},
+      TraceOptions{});
+  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.verdict.reason, "1 of 3 GPU ranks");
+}
+
+TEST(VerdictTest, TooShortAWindowGetsNoLabel) {
+  TraceBuilder b;
+  for (int i = 0; i < 3; ++i) b.Launched("ampere_sgemm", i * 20, 5, i * 20 + 6, 10);
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, "insufficient_data");
+  EXPECT_EQ(r.verdict.label, "insufficient_data");
+  // Only the input finding: shares of a 50 µs window would be noise.
+  ASSERT_EQ(r.findings.size(), 1u) << r.findings.back().id << ": " << r.findings.back().summary;
+  EXPECT_EQ(r.findings[0].id, "trace.input");
+  EXPECT_EQ(r.findings[0].severity, Severity::kInfo);
+  // Any rank with a real label decides the overall verdict.
+  TraceBuilder tiny;
+  tiny.Launched("ampere_sgemm", 0, 5, 6, 10);
+  TraceReport mixed =
+      AnalyzeTraces({WithRank(tiny.Build(), 0), WithRank(ComputeBound(), 1)}, TraceOptions{});
+  EXPECT_EQ(mixed.verdict.label, "compute_bound");
+}
+
+TEST(VerdictTest, TwoFilesOfOneRankAreSeparateRuns) {
+  RankTrace a = WithRank(HostBound(), 0), b = WithRank(ComputeBound(), 0);
+  a.source = "before.json";
+  b.source = "after.json";
+  TraceReport r = AnalyzeTraces({a, b}, TraceOptions{});
+  ASSERT_EQ(r.cross.duplicate_ranks.size(), 1u);
+  EXPECT_EQ(r.cross.duplicate_ranks[0].second,
+            (std::vector<std::string>{"before.json", "after.json"}));
+  EXPECT_TRUE(r.cross.lateness.empty());
+  EXPECT_EQ(r.ranks[0].subject, "rank 0 (before.json)");
+  EXPECT_EQ(r.ranks[1].subject, "rank 0 (after.json)");
+  const Finding* f = Find(r, "trace.input", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarn);
+  EXPECT_EQ(r.verdict.confidence, "low");
+  EXPECT_NE(r.verdict.reason.find("separate runs"), std::string::npos);
+}
+
+// HTA drops the last profiler step from the span; copies and syncs in that step must not count
+// against the shorter span.
+TEST(VerdictTest, CopiesOutsideTheSpanDoNotMakeItTransferBound) {
+  TraceBuilder b;
+  b.Step("ProfilerStep#1", 0, 1000);
+  b.Step("ProfilerStep#2", 1000, 1000);
+  for (int i = 0; i < 9; ++i) b.Launched("ampere_sgemm", i * 100, 5, i * 100 + 10, 95);
+  // Step 2: a long copy and a sync, launched after the last step began (excluded, as HTA).
+  b.Copy(CopyKind::kHtoD, 64 << 20, 1100, 800, MemKind::kPinned, RuntimeKind::kMemcpyAsync, 1050,
+         5);
+  b.Call("cudaDeviceSynchronize", RuntimeKind::kDeviceSync, 1060, 900);
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  const RankAnalysis& a = r.ranks[0];
+  EXPECT_TRUE(a.temporal.last_step_excluded);
+  EXPECT_EQ(a.copies.copy_busy_ns, 800'000);
+  EXPECT_EQ(a.copies.copy_busy_in_span_ns, 0);
+  EXPECT_EQ(a.copies.sync_in_span_ns, 0);
+  EXPECT_EQ(a.verdict.label, "compute_bound") << a.verdict.reason;
+  EXPECT_EQ(Find(r, "trace.transfer_bound", "trace")->severity, Severity::kOk);
+}
+
+// Kernels on two streams with an 18 ms pause of the host between two bursts: every stream's own
+// gaps are short or the other stream's work, but the GPU as a whole waits on the host.
+TEST(VerdictTest, HostPauseAcrossAllStreamsIsHostBound) {
+  TraceBuilder b;
+  double t = 0;
+  for (int burst = 0; burst < 5; ++burst) {
+    for (int i = 0; i < 20; ++i) {
+      b.Launched("ampere_sgemm", t + i, 2, t + 10 + i * 50, 50, 7 + i % 2);
+    }
+    t += 1010 + 18000;  // 1 ms of kernels, then the host is away
+  }
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, "host_cpu_bound") << r.ranks[0].verdict.reason;
+  EXPECT_GT(r.ranks[0].gpu_idle.host_wait_ratio, 0.9);
+}
+
+TEST(VerdictTest, NothingAtAll) {
+  TraceReport r = AnalyzeTraces({}, TraceOptions{});
+  EXPECT_EQ(r.verdict.label, "no_gpu_activity");
+  EXPECT_TRUE(r.findings.empty());
+}
+
+}  // namespace
+}  // namespace gpuvet

@@ -1,0 +1,68 @@
+// `gpuvet analyze`: read (sources/recording_store) -> analyse (analysis/recording_analyze) ->
+// render (output/analyze_*). Exit codes: 0 a report was produced, 2 nothing usable to read or a
+// bad flag, 3 internal.
+#include "cli/record/analyze_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "core/hw/gpu_specs.h"
+#include "analysis/recording/recording_analyze.h"
+#include "cli/common/cli_util.h"
+#include "core/report.h"
+#include "output/analyze_json.h"
+#include "output/analyze_text.h"
+#include "sources/recording/recording_store.h"
+
+namespace gpuvet {
+
+int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
+  if (flags.target && !FindGpuSpec(*flags.target)) {
+    return UsageError("analyze",
+                      "unknown --target '" + *flags.target + "'; known GPUs: " + GpuSpecKeys());
+  }
+  if (flags.price_per_gpu_hour && !(*flags.price_per_gpu_hour > 0)) {
+    return UsageError("analyze", "--price-per-gpu-hour must be a positive number");
+  }
+  Result<Recording> rec = ReadRecording(path);
+  if (!rec.ok()) return UsageError("analyze", rec.status().message());
+  AnalyzeOptions options;
+  options.target_gpu = flags.target;
+  options.price_per_gpu_hour = flags.price_per_gpu_hour;
+  AnalyzeReport report = AnalyzeRecording(*rec, options);
+  report.source = path;
+  report.generated_at = flags.now.empty() ? NowIso() : flags.now;
+  std::string out = flags.format == "json" ? RenderAnalyzeJson(report)
+                                           : RenderAnalyzeText(report, UseColor(flags.color));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return kExitHealthy;
+}
+
+void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<AnalyzeFlags>();
+  auto path = std::make_shared<std::string>();
+  auto target = std::make_shared<std::string>();
+  auto price = std::make_shared<double>(0);
+  CLI::App* cmd = app.add_subcommand(
+      "analyze",
+      "Diagnose a recording (gpuvet record, gpuvet import): what the job waited on, phase by "
+      "phase, and whether a bigger GPU would help");
+  cmd->add_option("file", *path, "Recording file")->required();
+  cmd->add_option("--format", flags->format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--color", flags->color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  CLI::Option* target_opt = cmd->add_option(
+      "--target", *target, "Forecast the speedup on this GPU (H200, H100 SXM, B200, A100 80GB …)");
+  CLI::Option* price_opt =
+      cmd->add_option("--price-per-gpu-hour", *price, "Price of one GPU-hour, for work per dollar");
+  cmd->add_option("--now", flags->now, "Timestamp to print instead of the clock (tests)");
+  cmd->callback([=] {
+    if (target_opt->count()) flags->target = *target;
+    if (price_opt->count()) flags->price_per_gpu_hour = *price;
+    *exit_code = AnalyzeAndPrint(*path, *flags);
+  });
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,175 @@
+// RunRecordLoop. Sampling times follow a fixed grid (start + k * interval) so a slow sample does
+// not shift every later one; after a stall longer than an interval the grid restarts from now.
+// Output of a captured workload is copied through unchanged before it is scanned.
+#include "cli/record/record_session.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "sources/recording/recording_store.h"
+#include "sources/sampler/sampler.h"
+#include "sources/sampler/workload_process.h"
+
+namespace gpuvet {
+
+namespace {
+
+double Now() {
+  timeval tv = {};
+  gettimeofday(&tv, nullptr);
+  return tv.tv_sec + tv.tv_usec * 1e-6;
+}
+
+// Writes all of `data` to `fd`; gives up silently when our own stdout/stderr is gone (the
+// workload must keep running whatever happens to gpuvet's terminal).
+void WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      pollfd p = {fd, POLLOUT, 0};
+      poll(&p, 1, 100);
+      continue;
+    }
+    if (n <= 0) return;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// Copies what is available on `from` to `to` and feeds the counter; false at EOF or error.
+bool Pump(int from, int to, WorkCounter* counter, int stream) {
+  char buf[65536];
+  for (int rounds = 0; rounds < 16; ++rounds) {
+    ssize_t n = read(from, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return true;
+    if (n <= 0) return false;
+    WriteAll(to, buf, static_cast<size_t>(n));
+    if (counter != nullptr) counter->Feed(std::string_view(buf, static_cast<size_t>(n)), stream);
+  }
+  return true;
+}
+
+bool ProcessGone(int pid) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+  // A zombie (ended, not yet reaped by its parent) is gone for recording purposes.
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  FILE* f = std::fopen(path, "r");
+  if (f == nullptr) return true;
+  char buf[512] = {};
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  std::string_view s(buf, n);
+  size_t paren = s.rfind(')');
+  return paren != std::string_view::npos && paren + 2 < s.size() && s[paren + 2] == 'Z';
+}
+
+}  // namespace
+
+RecordOutcome RunRecordLoop(Sampler& sampler, RecordingWriter& writer, SignalRelay& relay,
+                            const RecordTarget& target, double interval_s, double start_unix_s,
+                            WorkCounter* work_regex, const std::string& work_file) {
+  RecordOutcome outcome;
+  Workload* child = target.workload;
+  bool recording = true;
+  bool stop = false;
+  std::optional<double> work_total;
+  std::string work_file_error;
+  double next = start_unix_s + interval_s;
+
+  auto take_sample = [&] {
+    if (!recording) return;
+    Sample s = sampler.Take();
+    s.t = s.unix_time - start_unix_s;
+    if (work_regex != nullptr && work_regex->total()) work_total = work_regex->total();
+    if (!work_file.empty()) {
+      auto v = ReadWorkFile(work_file);
+      if (v.ok()) {
+        work_total = *v;
+      } else if (work_file_error != v.status().message()) {
+        work_file_error = v.status().message();  // reported once per distinct error
+        std::fprintf(stderr, "gpuvet record: %s\n", work_file_error.c_str());
+      }
+    }
+    s.workload.work_total = work_total;
+    Status st = writer.Append(s);
+    if (!st.ok()) {
+      recording = false;
+      outcome.write_error = st.message();
+      std::fprintf(stderr, "gpuvet record: %s; recording stopped, the workload keeps running\n",
+                   st.message().c_str());
+      return;
+    }
+    ++outcome.samples;
+  };
+
+  while (!stop) {
+    std::vector<pollfd> fds;
+    fds.push_back({relay.fd(), POLLIN, 0});
+    if (child != nullptr && child->stdout_fd() >= 0) fds.push_back({child->stdout_fd(), POLLIN, 0});
+    if (child != nullptr && child->stderr_fd() >= 0) fds.push_back({child->stderr_fd(), POLLIN, 0});
+    double wait_s = recording ? std::max(0.0, next - Now()) : 0.5;
+    if (target.duration_s && recording) {
+      wait_s = std::min(wait_s, std::max(0.0, start_unix_s + *target.duration_s - Now()));
+    }
+    int rc = poll(fds.data(), fds.size(), static_cast<int>(std::ceil(wait_s * 1000)));
+    if (rc < 0 && errno != EINTR) break;
+
+    for (const RelayedSignal& sig : relay.Drain()) {
+      if (sig.signal == SIGCHLD) continue;  // handled by Poll below
+      if (child != nullptr) {
+        if (!sig.to_process_group) child->Signal(sig.signal);
+      } else {
+        stop = true;  // host or --pid recording: a signal ends it cleanly
+      }
+    }
+    if (child != nullptr) {
+      if (child->stdout_fd() >= 0 && !Pump(child->stdout_fd(), STDOUT_FILENO, work_regex, 0)) {
+        child->CloseStdout();
+      }
+      if (child->stderr_fd() >= 0 && !Pump(child->stderr_fd(), STDERR_FILENO, work_regex, 1)) {
+        child->CloseStderr();
+      }
+      if (auto code = child->Poll()) {
+        outcome.exit_code = code;
+        // Pass through what the workload wrote before it ended (grandchildren that keep the
+        // pipe open do not hold gpuvet: only what is already there is read).
+        if (child->stdout_fd() >= 0) Pump(child->stdout_fd(), STDOUT_FILENO, work_regex, 0);
+        if (child->stderr_fd() >= 0) Pump(child->stderr_fd(), STDERR_FILENO, work_regex, 1);
+        if (work_regex != nullptr) work_regex->Flush();
+        stop = true;
+      }
+    }
+    if (target.attached_pid > 0 && ProcessGone(target.attached_pid)) stop = true;
+    double now = Now();
+    if (target.duration_s && now >= start_unix_s + *target.duration_s) {
+      if (child == nullptr) stop = true;
+      if (recording) take_sample();
+      recording = false;  // with a workload: stop sampling, keep waiting for it
+      continue;
+    }
+    if (stop) {
+      take_sample();  // the partial last interval
+      break;
+    }
+    if (recording && now >= next) {
+      take_sample();
+      next += interval_s;
+      if (next <= now) next = now + interval_s;  // fell behind: restart the grid
+    }
+  }
+  outcome.end_unix_s = Now();
+  return outcome;
+}
+
+}  // namespace gpuvet

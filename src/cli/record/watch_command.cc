@@ -1,0 +1,162 @@
+// `gpuvet watch`: Sampler -> output/watch_view every interval. On a terminal it draws in the
+// alternate screen (plain ANSI: cursor home, clear to end; works in tmux and over SSH) and
+// restores the screen and cursor on SIGINT/SIGTERM/SIGHUP or after --count samples. Exit codes:
+// 0, or 2 for bad flags.
+#include "cli/record/watch_command.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <deque>
+
+#include "analysis/recording/recording_analyze.h"
+#include "cli/common/cli_util.h"
+#include "cli/common/duration_flag.h"
+#include "cli/common/sampler_flags.h"
+#include "core/report.h"
+#include "output/watch_view.h"
+#include "sources/sampler/sampler.h"
+#include "sources/sampler/workload_process.h"
+
+namespace gpuvet {
+
+namespace {
+
+struct WatchFlags {
+  std::string interval = "1s";
+  int pid = 0;
+  int count = 0;
+  SamplerFlags sampler;
+};
+
+double NowUnix() {
+  timeval tv = {};
+  gettimeofday(&tv, nullptr);
+  return tv.tv_sec + tv.tv_usec * 1e-6;
+}
+
+std::string Clock(double unix_s) {
+  time_t t = static_cast<time_t>(unix_s);
+  std::tm tm = {};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+int TerminalWidth() {
+  winsize ws = {};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20) return ws.ws_col;
+  return 120;
+}
+
+void Write(const std::string& s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fflush(stdout);
+}
+
+// The live verdict over the recent samples (analysis/recording/recording_analyze.h): "label (detail):
+// evidence -> decision", or "" while there is too little to judge.
+std::string FormatVerdict(const LiveVerdict& v) {
+  if (v.label.empty()) return "";
+  std::string s = v.label;
+  if (!v.detail.empty()) s += " (" + v.detail + ")";
+  if (!v.evidence.empty()) s += ": " + v.evidence;
+  if (!v.decision.empty()) s += " -> " + v.decision;
+  return s;
+}
+
+int RunWatch(const WatchFlags& flags) {
+  auto interval = ParseDurationFlag("--interval", flags.interval);
+  if (!interval.ok()) return UsageError("watch", interval.status().message());
+  if (*interval < 0.1 || *interval > 60) {
+    return UsageError("watch", "--interval must be between 100ms and 60s, not " + flags.interval);
+  }
+  if (flags.count < 0) return UsageError("watch", "--count must be positive");
+  if (flags.pid < 0 || (flags.pid > 0 && kill(flags.pid, 0) != 0 && errno == ESRCH)) {
+    return UsageError("watch", "--pid " + std::to_string(flags.pid) + ": no such process");
+  }
+  auto sampler = Sampler::Create(ToSamplerOptions(flags.sampler, flags.pid));
+  if (!sampler.ok()) return UsageError("watch", sampler.status().message());
+
+  const bool tty = isatty(STDOUT_FILENO) == 1;
+  signal(SIGPIPE, SIG_IGN);
+  SignalRelay relay;                       // SIGINT/SIGTERM/SIGHUP end the view cleanly
+  if (tty) Write("\x1b[?1049h\x1b[?25l");  // alternate screen, hide cursor
+  const double start = NowUnix();
+  double next = start + *interval;
+  int shown = 0;
+  bool stop = false;
+  // The verdict looks at the last 30 s (at least 5 samples): long enough to see a feeder
+  // pattern, short enough to follow a change of phase.
+  const size_t window = std::max<size_t>(5, static_cast<size_t>(std::ceil(30.0 / *interval)));
+  std::deque<Sample> recent;
+  while (!stop && (flags.count == 0 || shown < flags.count)) {
+    double wait = std::max(0.0, next - NowUnix());
+    pollfd p = {relay.fd(), POLLIN, 0};
+    poll(&p, 1, static_cast<int>(std::ceil(wait * 1000)));
+    for (const RelayedSignal& s : relay.Drain()) {
+      if (s.signal != SIGCHLD && s.signal != SIGUSR1 && s.signal != SIGUSR2) stop = true;
+    }
+    if (stop || NowUnix() < next) continue;
+    next += *interval;
+    if (next <= NowUnix()) next = NowUnix() + *interval;
+    Sample sample = (*sampler)->Take();
+    sample.t = sample.unix_time - start;
+    RecordingMeta meta = (*sampler)->meta();
+    meta.interval_s = *interval;
+    meta.start_unix_s = start;
+    recent.push_back(sample);
+    while (recent.size() > window) recent.pop_front();
+    const LiveVerdict verdict =
+        VerdictForWindow(meta, std::vector<Sample>(recent.begin(), recent.end()));
+    if (tty) {
+      WatchViewOptions view;
+      view.width = TerminalWidth();
+      view.clock = Clock(sample.unix_time);
+      view.verdict = FormatVerdict(verdict);
+      std::string frame = RenderWatchFrame(meta, sample, view);
+      // Home, then each line followed by clear-to-end-of-line, then clear the rest.
+      std::string out = "\x1b[H";
+      size_t pos = 0;
+      while (pos < frame.size()) {
+        size_t end = frame.find('\n', pos);
+        out += frame.substr(pos, end - pos) + "\x1b[K\n";
+        pos = end + 1;
+      }
+      Write(out + "\x1b[J");
+    } else {
+      std::string line = RenderWatchLine(sample);
+      if (!verdict.label.empty() && !line.empty() && line.back() == '\n') {
+        line.insert(line.size() - 1, " verdict=" + verdict.label);
+      }
+      Write(line);
+    }
+    if (flags.pid > 0 && kill(flags.pid, 0) != 0 && errno == ESRCH) stop = true;
+    ++shown;
+  }
+  if (tty) Write("\x1b[?25h\x1b[?1049l");  // cursor back, leave the alternate screen
+  return kExitHealthy;
+}
+
+}  // namespace
+
+void AddWatchCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<WatchFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "watch", "Live view of GPUs, host and a workload's busiest processes, every interval");
+  cmd->add_option("--interval", flags->interval, "Refresh interval, 100ms to 60s (default 1s)");
+  cmd->add_option("--pid", flags->pid, "Also show this process tree's busiest processes/threads");
+  cmd->add_option("--count", flags->count, "Stop after this many samples (default: until Ctrl-C)");
+  AddSamplerFlags(cmd, &flags->sampler, "Do not read GPUs");
+  cmd->callback([flags, exit_code] { *exit_code = RunWatch(*flags); });
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,133 @@
+// The spec rows. Tensor figures are dense FP16/BF16 (datasheets print "with sparsity" figures
+// twice as large; the table halves them). Memory bandwidth and host link as the datasheet gives.
+#include "core/hw/gpu_specs.h"
+
+#include <cctype>
+#include <vector>
+
+#include "util/strings.h"
+
+namespace gpuvet {
+
+namespace {
+
+// Sources.
+constexpr std::string_view kA100 =
+    "NVIDIA A100 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/a100): BF16 312 TFLOPS "
+    "dense, FP32 19.5 TFLOPS, 1,555 GB/s (40GB) / 1,935 GB/s (80GB PCIe) / 2,039 GB/s (80GB SXM), "
+    "PCIe Gen4";
+constexpr std::string_view kH100 =
+    "NVIDIA H100 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/h100): SXM BF16 1,979 "
+    "TFLOPS with sparsity, FP32 67, 3.35 TB/s; NVL 1,671 / 60 / 3.9 TB/s; PCIe product brief "
+    "PB-11133-001: 1,513 / 51 / 2 TB/s; PCIe Gen5 x16";
+constexpr std::string_view kH200 =
+    "NVIDIA H200 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/h200): SXM BF16 1,979 "
+    "TFLOPS with sparsity, FP32 67, 4.8 TB/s; NVL 1,671 / 60 / 4.8 TB/s; PCIe Gen5 x16";
+constexpr std::string_view kB200 =
+    "NVIDIA HGX B200 datasheet (nvidia.com/en-us/data-center/hgx): per GPU FP16/BF16 4.5 PFLOPS "
+    "with sparsity, FP32 75 TFLOPS, 7.7 TB/s, PCIe Gen5 128 GB/s (x16)";
+constexpr std::string_view kL40S =
+    "NVIDIA L40S datasheet (nvidia.com/en-us/data-center/l40s): BF16 733 TFLOPS with sparsity, "
+    "FP32 91.6 TFLOPS, 864 GB/s, PCIe Gen4 x16";
+constexpr std::string_view kL4 =
+    "NVIDIA L4 datasheet (nvidia.com/en-us/data-center/l4): FP16 242 TFLOPS with sparsity, FP32 "
+    "30.3 TFLOPS, 300 GB/s, PCIe Gen4 x16";
+constexpr std::string_view kA10 =
+    "NVIDIA A10 datasheet (nvidia.com/en-us/data-center/products/a10-gpu): BF16 250 TFLOPS with "
+    "sparsity, FP32 31.2 TFLOPS, 600 GB/s, PCIe Gen4 x16";
+constexpr std::string_view kT4 =
+    "NVIDIA T4 datasheet (nvidia.com/en-us/data-center/tesla-t4): FP16 65 TFLOPS (no "
+    "sparsity), FP32 8.1 TFLOPS, 320 GB/s, PCIe Gen3 x16";
+constexpr std::string_view kV100 =
+    "NVIDIA V100 datasheet (nvidia.com/en-us/data-center/v100): tensor 125 (SXM2) / 112 (PCIe) "
+    "TFLOPS, FP32 15.7 / 14 TFLOPS, 900 GB/s, PCIe Gen3 x16";
+
+struct SpecRow {
+  std::string_view needles[3];  // all must be whole tokens of the lowercased name
+  GpuSpec spec;
+};
+
+// Most specific first: the NVL and PCIe variants before the SXM part (whose NVML name, "H100
+// 80GB HBM3", says neither), the 80GB A100 before the 40GB one, L40S before L4, A100 before A10.
+const SpecRow kRows[] = {
+    {{"h200", "nvl"}, {"H200 NVL", 835, 60, 4800, 5, 16, kH200}},
+    {{"h200"}, {"H200", 989, 67, 4800, 5, 16, kH200}},
+    {{"h100", "pcie"}, {"H100 PCIe", 756, 51, 2000, 5, 16, kH100}},
+    {{"h100", "nvl"}, {"H100 NVL", 835, 60, 3900, 5, 16, kH100}},
+    {{"h100"}, {"H100 SXM", 989, 67, 3350, 5, 16, kH100}},
+    {{"b200"}, {"B200", 2250, 75, 7700, 5, 16, kB200}},
+    {{"a100", "80gb", "pcie"}, {"A100 80GB PCIe", 312, 19.5, 1935, 4, 16, kA100}},
+    {{"a100", "pcie"}, {"A100 40GB PCIe", 312, 19.5, 1555, 4, 16, kA100}},
+    {{"a100", "80gb"}, {"A100 80GB", 312, 19.5, 2039, 4, 16, kA100}},
+    {{"a100"}, {"A100 40GB", 312, 19.5, 1555, 4, 16, kA100}},
+    {{"l40s"}, {"L40S", 362, 91.6, 864, 4, 16, kL40S}},
+    {{"l4"}, {"L4", 121, 30.3, 300, 4, 16, kL4}},
+    {{"a10"}, {"A10", 125, 31.2, 600, 4, 16, kA10}},
+    {{"t4"}, {"T4", 65, 8.1, 320, 3, 16, kT4}},
+    {{"v100", "pcie"}, {"V100 PCIe", 112, 14, 900, 3, 16, kV100}},
+    {{"v100"}, {"V100 SXM2", 125, 15.7, 900, 3, 16, kV100}},
+};
+
+std::vector<std::string> Tokens(std::string_view name) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!cur.empty()) {
+      out.push_back(std::move(cur));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+bool HasToken(const std::vector<std::string>& tokens, std::string_view t) {
+  for (const std::string& x : tokens) {
+    if (x == t) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::span<const GpuSpec> GpuSpecs() {
+  static const std::vector<GpuSpec> specs = [] {
+    std::vector<GpuSpec> v;
+    for (const SpecRow& r : kRows) v.push_back(r.spec);
+    return v;
+  }();
+  return specs;
+}
+
+const GpuSpec* FindGpuSpec(std::string_view name) {
+  std::vector<std::string> tokens = Tokens(name);
+  if (tokens.empty()) return nullptr;
+  for (const SpecRow& r : kRows) {  // a key given exactly ("H100 SXM", "a100-80gb-pcie")
+    if (Tokens(r.spec.key) == tokens) return &r.spec;
+  }
+  for (const SpecRow& r : kRows) {
+    bool all = true;
+    for (std::string_view n : r.needles) {
+      if (!n.empty() && !HasToken(tokens, n)) all = false;
+    }
+    if (all) return &r.spec;
+  }
+  return nullptr;
+}
+
+double PcieLinkGbps(int gen, int width) {
+  static constexpr double kGtPerLane[] = {0, 2.5, 5, 8, 16, 32, 64};
+  if (gen < 1 || gen > 6 || width <= 0) return 0;
+  double encoding = gen < 3 ? 8.0 / 10.0 : 128.0 / 130.0;
+  return kGtPerLane[gen] * encoding * width / 8.0;
+}
+
+std::string GpuSpecKeys() {
+  std::vector<std::string> keys;
+  for (const SpecRow& r : kRows) keys.emplace_back(r.spec.key);
+  return Join(keys, ", ");
+}
+
+}  // namespace gpuvet

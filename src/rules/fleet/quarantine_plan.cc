@@ -1,0 +1,175 @@
+// Quarantine commands, sanitisers, breaker and the scontrol parser (see quarantine_plan.h).
+#include "rules/fleet/quarantine_plan.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "util/strings.h"
+
+namespace gpuvet {
+
+namespace {
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+bool IsReasonChar(char c) {
+  if (IsAlnum(c)) return true;
+  for (char ok : std::string_view(" .,:_/+%@-")) {
+    if (c == ok) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsSafeNodeName(std::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  if (!IsAlnum(name.front()) || !IsAlnum(name.back())) return false;
+  for (char c : name) {
+    if (!IsAlnum(c) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+std::string SanitizeSlurmReason(std::string_view raw) {
+  std::string body;
+  for (char c : raw) {
+    char mapped = c == ';' ? ',' : (IsReasonChar(c) ? c : ' ');
+    if (mapped == ' ' && (body.empty() || body.back() == ' ')) continue;
+    if (mapped == ',' && !body.empty() && body.back() == ' ') body.pop_back();
+    body.push_back(mapped);
+  }
+  while (!body.empty() && body.back() == ' ') body.pop_back();
+  std::string out = std::string(kSlurmReasonPrefix) + (body.empty() ? "unhealthy" : body);
+  if (out.size() > kMaxReasonLength) {
+    out.resize(kMaxReasonLength - 3);
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "...";
+  }
+  return out;
+}
+
+bool IsLabelValue(std::string_view v) {
+  if (v.empty()) return true;
+  if (v.size() > 63 || !IsAlnum(v.front()) || !IsAlnum(v.back())) return false;
+  for (char c : v) {
+    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+std::string TaintValue(const std::vector<std::string>& reason_ids) {
+  std::string v;
+  for (const std::string& id : reason_ids) {
+    std::string_view name = id;
+    if (StartsWith(name, "fleet.")) name.remove_prefix(6);
+    if (!v.empty()) v.push_back('.');
+    for (char c : name) v.push_back(IsAlnum(c) || c == '-' || c == '_' || c == '.' ? c : '_');
+  }
+  if (v.size() > 63) v.resize(63);
+  while (!v.empty() && !IsAlnum(v.back())) v.pop_back();
+  size_t start = 0;
+  while (start < v.size() && !IsAlnum(v[start])) ++start;
+  v = v.substr(start);
+  return v.empty() ? "unhealthy" : v;
+}
+
+Argv SlurmShowNode(const std::string& node) { return {"scontrol", "show", "node", node}; }
+
+Argv SlurmShowAllNodes() { return {"scontrol", "show", "node"}; }
+
+Argv SlurmDrain(const std::string& node, const std::string& sanitized_reason) {
+  return {"scontrol", "update", "NodeName=" + node, "State=DRAIN", "Reason=" + sanitized_reason};
+}
+
+Argv SlurmResume(const std::string& node) {
+  return {"scontrol", "update", "NodeName=" + node, "State=RESUME"};
+}
+
+std::vector<Argv> K8sQuarantine(const std::string& node, const std::string& taint_value) {
+  return {
+      {"kubectl", "taint", "nodes", node, fmt::format("{}={}:NoSchedule", kTaintKey, taint_value),
+       "--overwrite"},
+      {"kubectl", "label", "nodes", node, fmt::format("{}=true", kQuarantineLabel), "--overwrite"}};
+}
+
+std::vector<Argv> K8sRelease(const std::string& node) {
+  return {{"kubectl", "taint", "nodes", node, fmt::format("{}:NoSchedule-", kTaintKey)},
+          {"kubectl", "label", "nodes", node, fmt::format("{}-", kQuarantineLabel)}};
+}
+
+Argv K8sListQuarantined() {
+  return {"kubectl", "get", "nodes", "-l", fmt::format("{}=true", kQuarantineLabel), "-o", "name"};
+}
+
+std::string FormatCommand(const Argv& argv) {
+  std::vector<std::string> parts;
+  for (const std::string& a : argv) {
+    bool plain = !a.empty();
+    for (char c : a) {
+      if (!IsAlnum(c) && std::string_view("-_./=:,@%+").find(c) == std::string_view::npos) {
+        plain = false;
+      }
+    }
+    if (plain) {
+      parts.push_back(a);
+    } else {
+      std::string q = "'";
+      for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      parts.push_back(q + "'");
+    }
+  }
+  return Join(parts, " ");
+}
+
+bool SlurmNodeState::drained() const { return state.find("DRAIN") != std::string::npos; }
+
+bool SlurmNodeState::set_by_gpuvet() const { return StartsWith(reason, "gpuvet:"); }
+
+std::vector<SlurmNodeState> ParseScontrolShowNode(std::string_view text) {
+  std::vector<SlurmNodeState> out;
+  for (std::string_view line : Split(text, '\n')) {
+    std::string_view t = Trim(line);
+    if (StartsWith(t, "Reason=")) {
+      if (out.empty()) continue;
+      std::string_view r = t.substr(7);
+      // Slurm appends " [user@2026-11-30T08:00:00]" to the reason it shows.
+      size_t bracket = r.rfind(" [");
+      if (bracket != std::string_view::npos && EndsWith(r, "]")) r = r.substr(0, bracket);
+      out.back().reason = std::string(r);
+      continue;
+    }
+    for (std::string_view token : SplitWhitespace(t)) {
+      if (StartsWith(token, "NodeName=")) {
+        out.push_back({});
+        out.back().name = std::string(token.substr(9));
+      } else if (StartsWith(token, "State=") && !out.empty()) {
+        out.back().state = std::string(token.substr(6));
+      }
+    }
+  }
+  return out;
+}
+
+BreakerDecision CheckBreaker(int requested, int fleet_size, double max_fraction) {
+  BreakerDecision d;
+  d.requested = requested;
+  d.fleet_size = fleet_size;
+  d.limit = std::max(1, static_cast<int>(std::floor(max_fraction * fleet_size + 1e-9)));
+  d.allowed = requested <= d.limit;
+  if (!d.allowed) {
+    d.message = fmt::format(
+        "circuit breaker: refusing to quarantine {} of {} nodes ({:.1f}%); --max-fraction {} "
+        "allows at most {} at once. Nothing was changed. So many failures at once usually have "
+        "one cause (a policy or driver rollout, a Prometheus or exporter outage): check the "
+        "audit, or raise --max-fraction if they really are all sick.",
+        requested, fleet_size, fleet_size ? 100.0 * requested / fleet_size : 0.0, max_fraction,
+        d.limit);
+  }
+  return d;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,30 @@
+// What `gpuvet bench` records about each GPU before measuring: the driver's device attributes
+// (SMs, clocks, bus width, memory, copy engines, compute capability) and, from sysfs, the NUMA
+// node, local CPUs and PCIe link. The link is read again while a copy keeps it busy.
+#pragma once
+
+#include <string>
+
+#include "core/bench.h"
+#include "core/host_paths.h"
+#include "core/reading.h"
+#include "sources/cuda/cuda_loader.h"
+#include "util/status.h"
+
+namespace gpuvet::bench {
+
+// Describes CUDA device `ordinal`: name, attributes (clocks converted kHz -> MHz), PCI bus id in
+// sysfs form ("0000:3b:00.0"), and the sysfs fields of that function (NUMA node, local CPUs,
+// PCIe generation/width now and at most). Fails only when the device cannot be opened
+// (cuDeviceGet); single attributes that fail are left 0, sysfs fields carry their own Reading.
+Result<BenchGpu> DescribeGpu(const CudaLibrary& cuda, int ordinal, const HostPaths& paths);
+
+// PCIe generation for a link rate in GT/s (PCI-SIG: 2.5 -> 1, 5 -> 2, 8 -> 3, 16 -> 4, 32 -> 5,
+// 64 -> 6); 0 for a rate that is none of these.
+int PcieGenFromSpeed(double gts);
+
+// Reads /sys/bus/pci/devices/ADDRESS/current_link_speed now and maps it to a generation. Cheap
+// (one small file), so it can run while a copy is in flight: that is the "loaded" reading.
+Reading<int> ReadPcieGen(const HostPaths& paths, const std::string& address);
+
+}  // namespace gpuvet::bench

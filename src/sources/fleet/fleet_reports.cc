@@ -1,0 +1,335 @@
+// Fleet report directory reader (see fleet_reports.h). Findings are read back from the check
+// JSON by id: ecc.volatile_sbe / ecc.volatile_dbe carry the counts, throttle.* the clock event
+// reason bits, so the fleet needs nothing the check report does not already publish.
+#include "sources/fleet/fleet_reports.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "util/file.h"
+#include "util/strings.h"
+
+namespace gpuvet {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// NVML clock event reason bits (nvml.h nvmlClocksEventReason*): HW slowdown 0x8, SW thermal
+// 0x20, HW thermal 0x40 count as thermal; SW power cap 0x4 and HW power brake 0x80 as power.
+constexpr uint64_t kThermalBits = 0x8 | 0x20 | 0x40;
+constexpr uint64_t kPowerBits = 0x4 | 0x80;
+
+std::string Str(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+std::optional<double> Num(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+// An index-like integer field; -1 when absent, fractional or out of range (hostile input must not
+// reach a float-to-int conversion that overflows).
+int Index(const json& j, const char* key) {
+  std::optional<double> v = Num(j, key);
+  if (!v || *v < -1 || *v > 1e6 || *v != std::floor(*v)) return -1;
+  return static_cast<int>(*v);
+}
+
+// "gpu3 (0000:5d:00.0)" -> 3; -1 when the subject is not a GPU.
+int GpuIndexOf(const std::string& subject) {
+  if (!StartsWith(subject, "gpu")) return -1;
+  size_t end = 3;
+  while (end < subject.size() && subject[end] >= '0' && subject[end] <= '9') ++end;
+  if (end == 3) return -1;
+  return static_cast<int>(ParseInt(subject.substr(3, end - 3)).value_or(-1));
+}
+
+std::optional<std::string> EvidenceValue(const json& finding, const char* name) {
+  if (!finding.contains("evidence") || !finding["evidence"].is_array()) return std::nullopt;
+  for (const json& e : finding["evidence"]) {
+    if (Str(e, "name") == name) return Str(e, "value");
+  }
+  return std::nullopt;
+}
+
+FleetGpu* GpuByIndex(std::vector<FleetGpu>& gpus, int index) {
+  for (FleetGpu& g : gpus) {
+    if (g.index == index) return &g;
+  }
+  return nullptr;
+}
+
+FleetGpu GpuIdentity(const json& g) {
+  FleetGpu gpu;
+  gpu.index = Index(g, "index");
+  gpu.uuid = Str(g, "uuid");
+  gpu.name = Str(g, "name");
+  gpu.pci_bus_id = Str(g, "pci_bus_id");
+  gpu.vbios_version = Str(g, "vbios_version");
+  return gpu;
+}
+
+// A check report: versions, GPUs with their link state, non-ok findings, and one sample per GPU
+// of the corrected ECC count and the throttle reasons.
+void ExtractCheck(const json& doc, FleetReportFile& r) {
+  const json& src = doc.contains("gpu_source") ? doc["gpu_source"] : json::object();
+  r.driver_version = Str(src, "driver_version");
+  r.cuda_version = Str(src, "cuda_version");
+  if (doc.contains("gpus") && doc["gpus"].is_array()) {
+    for (const json& g : doc["gpus"]) {
+      FleetGpu gpu = GpuIdentity(g);
+      if (g.contains("pcie")) {
+        const json& p = g["pcie"];
+        gpu.pcie_gen = Num(p, "gen");
+        gpu.pcie_gen_max = Num(p, "gen_max");
+        gpu.pcie_width = Num(p, "width");
+        gpu.pcie_width_max = Num(p, "width_max");
+      }
+      if (auto u = Num(g, "gpu_util_pct")) gpu.utilization = *u / 100;
+      r.gpus.push_back(std::move(gpu));
+    }
+  }
+  if (!doc.contains("findings") || !doc["findings"].is_array()) return;
+  for (const json& f : doc["findings"]) {
+    const std::string id = Str(f, "id");
+    const std::optional<Severity> sev = ParseSeverity(Str(f, "severity"));
+    if (sev && *sev != Severity::kOk) {
+      r.checks.push_back({id, Str(f, "subject"), *sev, Str(f, "summary")});
+    }
+    FleetGpu* g = GpuByIndex(r.gpus, GpuIndexOf(Str(f, "subject")));
+    if (!g) continue;
+    if (id == "ecc.volatile_dbe") {
+      if (auto v = EvidenceValue(f, "uncorrected_volatile")) g->ecc_uncorrected = ParseDouble(*v);
+    } else if (id == "ecc.volatile_sbe") {
+      if (auto v = EvidenceValue(f, "corrected_volatile")) {
+        if (auto n = ParseDouble(*v)) g->ecc_corrected = {{r.time, *n}};
+      }
+    } else if (StartsWith(id, "throttle.") && g->thermal_active.empty()) {
+      auto bits_text = EvidenceValue(f, "clock_event_reasons");
+      if (!bits_text) continue;
+      char* end = nullptr;
+      uint64_t bits = std::strtoull(bits_text->c_str(), &end, 16);
+      if (end == bits_text->c_str()) continue;
+      g->thermal_active = {{r.time, (bits & kThermalBits) ? 1.0 : 0.0}};
+      g->power_active = {{r.time, (bits & kPowerBits) ? 1.0 : 0.0}};
+    }
+  }
+}
+
+void ExtractBench(const json& doc, FleetReportFile& r) {
+  const json& ms = doc.contains("measurements") ? doc["measurements"] : json::array();
+  if (ms.is_array()) {
+    for (const json& m : ms) {
+      if (m.contains("skipped") && !m["skipped"].is_null()) continue;
+      auto median = Num(m, "median");
+      if (!median || Str(m, "id").empty()) continue;
+      r.bench.push_back({Str(m, "id"), Index(m, "gpu"), Index(m, "peer"), *median, Str(m, "unit")});
+    }
+  }
+  if (doc.contains("gpus") && doc["gpus"].is_array()) {
+    for (const json& g : doc["gpus"]) {
+      FleetGpu gpu = GpuIdentity(g);
+      if (g.contains("pcie")) {
+        gpu.pcie_gen_max = Num(g["pcie"], "gen_max");
+        gpu.pcie_width_max = Num(g["pcie"], "width_max");
+      }
+      r.gpus.push_back(std::move(gpu));
+    }
+  }
+}
+
+// The node's state from its newest check report (series are added by AddSamples).
+void ApplyLatestCheck(const FleetReportFile& r, FleetNode& node) {
+  node.driver_version = r.driver_version;
+  node.cuda_version = r.cuda_version;
+  node.gpus.clear();
+  for (const FleetGpu& g : r.gpus) {
+    FleetGpu copy = g;
+    copy.ecc_corrected.clear();
+    copy.thermal_active.clear();
+    copy.power_active.clear();
+    node.gpus.push_back(std::move(copy));
+  }
+  node.checks = r.checks;
+  node.has_checks = true;
+}
+
+// The series samples one check report adds (corrected ECC count, throttle reasons).
+void AddSamples(const FleetReportFile& r, FleetNode& node) {
+  for (const FleetGpu& src : r.gpus) {
+    FleetGpu* g = GpuByIndex(node.gpus, src.index);
+    if (!g) continue;
+    auto append = [](std::vector<TimedValue>& to, const std::vector<TimedValue>& from) {
+      to.insert(to.end(), from.begin(), from.end());
+    };
+    append(g->ecc_corrected, src.ecc_corrected);
+    append(g->thermal_active, src.thermal_active);
+    append(g->power_active, src.power_active);
+  }
+}
+
+void ApplyBench(const FleetReportFile& r, FleetNode& node) {
+  node.bench = r.bench;
+  if (!node.has_checks && node.gpus.empty()) node.gpus = r.gpus;
+}
+
+}  // namespace
+
+Result<double> ParseIsoTime(std::string_view iso) {
+  std::tm tm{};
+  std::string s(Trim(iso));
+  const char* end = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) return InvalidInput(fmt::format("'{}' is not an ISO 8601 time", s));
+  double frac = 0;
+  if (*end == '.') {
+    const char* p = end + 1;
+    double scale = 0.1;
+    while (*p >= '0' && *p <= '9') frac += (*p++ - '0') * scale, scale /= 10;
+    end = p;
+  }
+  double offset = 0;
+  std::string_view rest(end);
+  if (rest == "Z" || rest.empty()) {
+  } else if ((rest[0] == '+' || rest[0] == '-') && rest.size() == 6 && rest[3] == ':') {
+    auto h = ParseInt(rest.substr(1, 2));
+    auto m = ParseInt(rest.substr(4, 2));
+    if (!h || !m) return InvalidInput(fmt::format("'{}': bad UTC offset", s));
+    offset = (*h * 3600 + *m * 60) * (rest[0] == '+' ? 1 : -1);
+  } else {
+    return InvalidInput(fmt::format("'{}': unexpected '{}' after the time", s, rest));
+  }
+  return static_cast<double>(timegm(&tm)) + frac - offset;
+}
+
+Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::string& source) {
+  FleetReportFile r;
+  r.source = source;
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return InvalidInput(fmt::format("not JSON (byte {})", e.byte));
+  }
+  const std::string schema = Str(doc, "schema");
+  if (schema == "gpuvet.check/v1") {
+    r.kind = FleetReportFile::Kind::kCheck;
+  } else if (schema == "gpuvet.bench/v1") {
+    r.kind = FleetReportFile::Kind::kBench;
+  } else {
+    return InvalidInput(schema.empty() ? std::string("no \"schema\": not a gpuvet report")
+                                       : fmt::format("schema \"{}\" is not gpuvet.check/v1 or "
+                                                     "gpuvet.bench/v1",
+                                                     schema));
+  }
+  auto t = ParseIsoTime(Str(doc, "generated_at"));
+  if (!t.ok()) return InvalidInput("generated_at: " + t.status().message());
+  r.time = *t;
+  if (r.kind == FleetReportFile::Kind::kCheck) {
+    r.host = doc.contains("host") ? Str(doc["host"], "hostname") : "";
+    if (r.host.empty()) return InvalidInput("check report without host.hostname");
+    ExtractCheck(doc, r);
+  } else {
+    if (doc.contains("host")) r.host = Str(doc["host"], "hostname");  // future bench reports
+    ExtractBench(doc, r);
+  }
+  return r;
+}
+
+FleetInput BuildFleetFromReports(std::vector<FleetReportFile> reports, double now,
+                                 double window_s) {
+  FleetInput in;
+  in.now = now;
+  in.window_s = window_s;
+  std::stable_sort(reports.begin(), reports.end(),
+                   [](const FleetReportFile& a, const FleetReportFile& b) {
+                     return a.time != b.time ? a.time < b.time : a.source < b.source;
+                   });
+  // Directory -> hosts of the check reports in it, to give bench reports their node.
+  std::map<std::string, std::set<std::string>> hosts_in_dir;
+  for (const FleetReportFile& r : reports) {
+    if (r.kind == FleetReportFile::Kind::kCheck) {
+      hosts_in_dir[fs::path(r.source).parent_path().string()].insert(r.host);
+    }
+  }
+  std::map<std::string, FleetNode> nodes;
+  // Newest check per node first sets the GPUs; then every check adds its samples in time order.
+  std::map<std::string, const FleetReportFile*> latest_check, latest_bench;
+  for (FleetReportFile& r : reports) {
+    if (r.kind == FleetReportFile::Kind::kBench && r.host.empty()) {
+      fs::path dir = fs::path(r.source).parent_path();
+      const auto& hosts = hosts_in_dir[dir.string()];
+      r.host = hosts.size() == 1 ? *hosts.begin() : dir.filename().string();
+    }
+    if (r.host.empty()) {
+      in.skipped.push_back({r.source, "cannot tell which node this bench report is from"});
+      continue;
+    }
+    (r.kind == FleetReportFile::Kind::kCheck ? latest_check : latest_bench)[r.host] = &r;
+  }
+  for (const auto& [host, r] : latest_check) {
+    FleetNode& n = nodes[host];
+    n.name = host;
+    ApplyLatestCheck(*r, n);
+  }
+  for (const FleetReportFile& r : reports) {
+    if (r.host.empty()) continue;
+    FleetNode& n = nodes[r.host];
+    n.name = r.host;
+    n.sources.push_back(r.source);
+    n.last_seen = std::max(n.last_seen, r.time);
+    if (r.kind == FleetReportFile::Kind::kCheck) AddSamples(r, n);
+  }
+  for (const auto& [host, r] : latest_bench) ApplyBench(*r, nodes[host]);
+  for (auto& [name, n] : nodes) in.nodes.push_back(std::move(n));
+  return in;
+}
+
+Result<FleetInput> ReadFleetReports(const std::string& dir, double now, double window_s) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return NotFound(fmt::format("--reports {}: not a directory", dir));
+  }
+  std::vector<FleetReportFile> reports;
+  std::vector<FleetSkipped> skipped;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return InvalidInput(fmt::format("--reports {}: {}", dir, ec.message()));
+  std::vector<std::string> files;
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      skipped.push_back({it->path().string(), ec.message()});
+      ec.clear();
+      continue;
+    }
+    if (it->is_regular_file(ec)) files.push_back(it->path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& path : files) {
+    auto text = ReadFile(path, 64 << 20);
+    if (!text.ok()) {
+      skipped.push_back({path, text.status().message()});
+      continue;
+    }
+    auto parsed = ParseFleetReport(*text, path);
+    if (!parsed.ok()) {
+      skipped.push_back({path, parsed.status().message()});
+      continue;
+    }
+    reports.push_back(std::move(parsed).value());
+  }
+  FleetInput in = BuildFleetFromReports(std::move(reports), now, window_s);
+  in.origin = "reports " + dir;
+  in.skipped.insert(in.skipped.begin(), skipped.begin(), skipped.end());
+  return in;
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,310 @@
+// Parses a saved `nvidia-smi -q -x` capture into a GpuInventory: the document walk. Each field is
+// looked up by its element path and converted with its unit (nvidia_smi_xml_values.h); a field that
+// does not parse becomes a Reading error, so one garbled value never hides the rest of the capture.
+#include "sources/nvml/nvidia_smi_xml.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <pugixml.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sources/nvml/nvidia_smi_xml_values.h"
+#include "util/file.h"
+#include "util/strings.h"
+
+namespace gpuvet {
+namespace {
+
+using smi_xml_internal::AnyTrue;
+using smi_xml_internal::Field;
+using smi_xml_internal::FirstPresent;
+using smi_xml_internal::FromNode;
+using smi_xml_internal::Garbled;
+using smi_xml_internal::Lookup;
+using smi_xml_internal::NormalisePciBusId;
+using smi_xml_internal::NotRead;
+using smi_xml_internal::Quote;
+using smi_xml_internal::TextOrEmpty;
+using smi_xml_internal::ToBool;
+using smi_xml_internal::ToBytesFromMib;
+using smi_xml_internal::ToCudaVersion;
+using smi_xml_internal::ToDouble;
+using smi_xml_internal::ToInt;
+using smi_xml_internal::ToPerformanceState;
+using smi_xml_internal::ToText;
+using smi_xml_internal::ToUint;
+
+// Largest capture we read. Real ones are small (two RTX A5000s: 94 KB); this bounds garbage input.
+constexpr size_t kMaxCaptureBytes = 64 << 20;
+
+// Element suffixes under <clocks_event_reasons> (v12+) or <clocks_throttle_reasons> (older), and
+// their NVML bits.
+constexpr std::pair<std::string_view, uint64_t> kClockReasons[] = {
+    {"gpu_idle", clock_reason::kGpuIdle},
+    {"applications_clocks_setting", clock_reason::kApplicationsClocksSetting},
+    {"sw_power_cap", clock_reason::kSwPowerCap},
+    {"hw_slowdown", clock_reason::kHwSlowdown},
+    {"sync_boost", clock_reason::kSyncBoost},
+    {"sw_thermal_slowdown", clock_reason::kSwThermalSlowdown},
+    {"hw_thermal_slowdown", clock_reason::kHwThermalSlowdown},
+    {"hw_power_brake_slowdown", clock_reason::kHwPowerBrakeSlowdown},
+    {"display_clocks_setting", clock_reason::kDisplayClockSetting},
+};
+
+Reading<uint64_t> ReadClockReasons(pugi::xml_node gpu, std::string_view gpu_path) {
+  constexpr std::pair<std::string_view, std::string_view> kSpellings[] = {
+      {"clocks_event_reasons", "clocks_event_reason_"},
+      {"clocks_throttle_reasons", "clocks_throttle_reason_"},
+  };
+  for (const auto& [container, prefix] : kSpellings) {
+    Field box = Lookup(gpu, gpu_path, container);
+    if (box.kind == Field::Kind::kMissing) continue;
+    if (!box.readable()) return NotRead<uint64_t>(box);
+    uint64_t bits = 0;
+    bool any = false;
+    std::string note = "nvidia-smi reports N/A";
+    for (pugi::xml_node child : box.node.children()) {
+      std::string_view name = child.name();
+      if (child.type() != pugi::node_element || !StartsWith(name, prefix)) continue;
+      name.remove_prefix(prefix.size());
+      const auto* it = std::find_if(std::begin(kClockReasons), std::end(kClockReasons),
+                                    [&](const auto& r) { return r.first == name; });
+      if (it == std::end(kClockReasons)) continue;  // a reason newer than this table
+      Field f = FromNode(child, fmt::format("{}/{}", box.path, child.name()));
+      Reading<bool> active = ToBool(f);
+      if (active.error()) return Reading<uint64_t>::Error(active.note);
+      if (!active.has()) continue;
+      any = true;
+      if (*active) bits |= it->second;
+    }
+    return any ? Reading<uint64_t>::Of(bits) : Reading<uint64_t>::Unsupported(note);
+  }
+  return Reading<uint64_t>::Unsupported(std::string(kNotInCapture));
+}
+
+// ECC counter elements of the sram/dram layout (Ampere and later).
+constexpr std::string_view kEccCorrectable[] = {"sram_correctable", "dram_correctable"};
+constexpr std::string_view kEccUncorrectable[] = {"sram_uncorrectable", "sram_uncorrectable_parity",
+                                                  "sram_uncorrectable_secded",
+                                                  "dram_uncorrectable"};
+
+// Sums the ECC counters under `rel` ("ecc_errors/volatile"). Ampere and later report
+// sram_/dram_ (un)correctable (v13 splits SRAM uncorrectable into parity and SEC-DED); older GPUs
+// report single_bit/double_bit with a <total>.
+Reading<uint64_t> SumEcc(pugi::xml_node gpu, std::string_view gpu_path, std::string_view rel,
+                         bool correctable) {
+  Field scope = Lookup(gpu, gpu_path, rel);
+  if (!scope.readable()) return NotRead<uint64_t>(scope);
+  std::vector<Field> counters;
+  const char* bits_name = correctable ? "single_bit" : "double_bit";
+  if (scope.node.child(bits_name)) {
+    counters.push_back(Lookup(scope.node, scope.path, fmt::format("{}/total", bits_name)));
+  }
+  const bool sram_split = scope.node.child("sram_uncorrectable_parity") ||
+                          scope.node.child("sram_uncorrectable_secded");
+  for (std::string_view name : correctable ? std::span<const std::string_view>(kEccCorrectable)
+                                           : std::span<const std::string_view>(kEccUncorrectable)) {
+    if (sram_split && name == "sram_uncorrectable") continue;  // the split parts replace it
+    Field f = Lookup(scope.node, scope.path, name);
+    if (f.kind != Field::Kind::kMissing) counters.push_back(std::move(f));
+  }
+  uint64_t sum = 0;
+  bool any = false;
+  std::string note(kNotInCapture);
+  for (const Field& f : counters) {
+    Reading<uint64_t> v = ToUint(f, "");
+    if (v.error()) return v;
+    if (!v.has()) {
+      note = v.note;
+      continue;
+    }
+    if (sum > UINT64_MAX - *v) return Garbled<uint64_t>(f, "a count (sum overflows)");
+    sum += *v;
+    any = true;
+  }
+  return any ? Reading<uint64_t>::Of(sum) : Reading<uint64_t>::Unsupported(note);
+}
+
+// <processes><process_info>. Graphics-only entries (type "G", e.g. Xorg) are left out, matching
+// NVML's compute process list; a missing or N/A pid is kept as pid 0.
+Reading<std::vector<GpuProcess>> ReadProcesses(pugi::xml_node gpu, std::string_view gpu_path) {
+  using Procs = Reading<std::vector<GpuProcess>>;
+  Field box = Lookup(gpu, gpu_path, "processes");
+  if (!box.readable()) return NotRead<std::vector<GpuProcess>>(box);
+  std::vector<GpuProcess> processes;
+  int i = 0;
+  for (pugi::xml_node p : box.node.children("process_info")) {
+    std::string path = fmt::format("{}/process_info[{}]", box.path, i++);
+    Field type = Lookup(p, path, "type");
+    if (type.readable() && type.text == "G") continue;
+    Field pid_field = Lookup(p, path, "pid");
+    Reading<uint64_t> pid = ToUint(pid_field, "");
+    if (pid.error()) return Procs::Error(pid.note);
+    if (pid.has() && *pid > UINT32_MAX) return Procs::Error(path + "/pid: out of range");
+    Reading<uint64_t> mem = ToBytesFromMib(Lookup(p, path, "used_memory"));
+    if (mem.error()) return Procs::Error(mem.note);
+    processes.push_back(
+        GpuProcess{pid.has() ? static_cast<uint32_t>(*pid) : 0, mem.has() ? *mem : 0});
+  }
+  return Procs::Of(std::move(processes));
+}
+
+GpuState ParseGpu(pugi::xml_node gpu, int index) {
+  const std::string p = fmt::format("gpu[{}]", index);
+  auto at = [&](std::string_view rel) { return Lookup(gpu, p, rel); };
+  GpuState g;
+  g.index = index;
+  g.name = TextOrEmpty(at("product_name"));
+  g.uuid = TextOrEmpty(at("uuid"));
+  g.serial = TextOrEmpty(at("serial"));
+  g.vbios_version = TextOrEmpty(at("vbios_version"));
+  g.minor_number = ToInt(at("minor_number"), "");
+
+  Field bus_id = at("pci/pci_bus_id");
+  std::string bus_text = bus_id.readable() ? std::string(bus_id.text) : gpu.attribute("id").value();
+  if (std::optional<std::string> normalised = NormalisePciBusId(bus_text)) {
+    g.pci_bus_id = *normalised;
+  } else {
+    g.pci_bus_id = ToLower(bus_text);
+    g.failures.push_back(CallFailure{
+        "pci/pci_bus_id",
+        fmt::format("{}: cannot parse {} as a PCI address", bus_id.path, Quote(bus_text)), false});
+  }
+
+  g.persistence_mode = ToBool(at("persistence_mode"));
+  g.performance_state = ToPerformanceState(at("performance_state"));
+  g.gpu_util_pct = ToInt(at("utilization/gpu_util"), "%");
+  g.memory_util_pct = ToInt(at("utilization/memory_util"), "%");
+  g.memory_total_bytes = ToBytesFromMib(at("fb_memory_usage/total"));
+  g.memory_used_bytes = ToBytesFromMib(at("fb_memory_usage/used"));
+
+  g.sm_clock_mhz = ToInt(at("clocks/sm_clock"), "MHz");
+  g.sm_clock_max_mhz = ToInt(at("max_clocks/sm_clock"), "MHz");
+  g.mem_clock_mhz = ToInt(at("clocks/mem_clock"), "MHz");
+  g.mem_clock_max_mhz = ToInt(at("max_clocks/mem_clock"), "MHz");
+  g.clock_event_reasons = ReadClockReasons(gpu, p);
+
+  g.temperature_c = ToInt(at("temperature/gpu_temp"), "C");
+  g.slowdown_temperature_c = ToInt(at("temperature/gpu_temp_slow_threshold"), "C");
+  g.shutdown_temperature_c = ToInt(at("temperature/gpu_temp_max_threshold"), "C");
+
+  // v12+ renamed <power_readings> to <gpu_power_readings> and the enforced limit to
+  // current_power_limit; v13 replaced power_draw with average_ and instant_power_draw.
+  const std::string pw = gpu.child("gpu_power_readings") ? "gpu_power_readings" : "power_readings";
+  g.power_w = ToDouble(FirstPresent({at(pw + "/power_draw"), at(pw + "/instant_power_draw")}), "W");
+  g.power_limit_w =
+      ToDouble(FirstPresent({at(pw + "/enforced_power_limit"), at(pw + "/current_power_limit"),
+                             at(pw + "/power_limit")}),
+               "W");
+  g.default_power_limit_w = ToDouble(at(pw + "/default_power_limit"), "W");
+
+  const std::string link = "pci/pci_gpu_link_info";
+  g.pcie_gen = ToInt(at(link + "/pcie_gen/current_link_gen"), "");
+  g.pcie_gen_max = ToInt(FirstPresent({at(link + "/pcie_gen/max_link_gen"),
+                                       at(link + "/pcie_gen/max_device_link_gen")}),
+                         "");
+  g.pcie_width = ToInt(at(link + "/link_widths/current_link_width"), "x");
+  g.pcie_width_max = ToInt(at(link + "/link_widths/max_link_width"), "x");
+  g.pcie_replay_counter = ToUint(at("pci/replay_counter"), "");
+
+  g.ecc_enabled = ToBool(at("ecc_mode/current_ecc"));
+  g.ecc_pending_enabled = ToBool(at("ecc_mode/pending_ecc"));
+  g.ecc_corrected_volatile = SumEcc(gpu, p, "ecc_errors/volatile", true);
+  g.ecc_uncorrected_volatile = SumEcc(gpu, p, "ecc_errors/volatile", false);
+  g.ecc_corrected_aggregate = SumEcc(gpu, p, "ecc_errors/aggregate", true);
+  g.ecc_uncorrected_aggregate = SumEcc(gpu, p, "ecc_errors/aggregate", false);
+
+  g.retired_pages_sbe = ToInt(at("retired_pages/multiple_single_bit_retirement/retired_count"), "");
+  g.retired_pages_dbe = ToInt(at("retired_pages/double_bit_retirement/retired_count"), "");
+  // pending_blacklist (older) and pending_retirement (newer) both report the NVML pending status.
+  g.retired_pages_pending = AnyTrue(ToBool(at("retired_pages/pending_blacklist")),
+                                    ToBool(at("retired_pages/pending_retirement")));
+  g.remapped_rows_correctable = ToInt(at("remapped_rows/remapped_row_corr"), "");
+  g.remapped_rows_uncorrectable = ToInt(at("remapped_rows/remapped_row_unc"), "");
+  g.remap_pending = ToBool(at("remapped_rows/remapped_row_pending"));
+  g.remap_failure = ToBool(at("remapped_rows/remapped_row_failure"));
+
+  g.mig_enabled = ToBool(at("mig_mode/current_mig"));
+  g.mig_pending_enabled = ToBool(at("mig_mode/pending_mig"));
+  Field mig_devices = at("mig_devices");  // "None" or <mig_device> entries
+  if (g.mig_enabled.unsupported()) {
+    g.mig_instances = Reading<int>::Unsupported(g.mig_enabled.note);
+  } else if (!mig_devices.readable()) {
+    g.mig_instances = NotRead<int>(mig_devices);
+  } else {
+    auto devices = mig_devices.node.children("mig_device");
+    g.mig_instances =
+        Reading<int>::Of(static_cast<int>(std::distance(devices.begin(), devices.end())));
+  }
+
+  g.compute_processes = ReadProcesses(gpu, p);
+  return g;
+}
+
+size_t LineOf(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+}
+
+}  // namespace
+
+Result<GpuInventory> ParseNvidiaSmiXml(std::string_view xml, std::string_view origin) {
+  pugi::xml_document doc;
+  pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default);
+  if (!parsed) {
+    size_t offset = parsed.offset < 0 ? 0 : static_cast<size_t>(parsed.offset);
+    const bool at_end =
+        offset + 1 >= xml.size() && parsed.status != pugi::status_no_document_element;
+    const char* hint = at_end ? " (file ends early: truncated?)" : "";
+    return InvalidInput(fmt::format("{}: malformed nvidia-smi XML at byte {} (line {}): {}{}",
+                                    origin, offset, LineOf(xml, offset), parsed.description(),
+                                    hint));
+  }
+  pugi::xml_node root = doc.document_element();
+  if (std::string_view(root.name()) != "nvidia_smi_log") {
+    size_t offset = root.offset_debug() < 0 ? 0 : static_cast<size_t>(root.offset_debug());
+    return InvalidInput(
+        fmt::format("{}: not an nvidia-smi -q -x capture: root element is <{}> at byte {} (line "
+                    "{}), expected <nvidia_smi_log>",
+                    origin, root.name(), offset, LineOf(xml, offset)));
+  }
+
+  GpuInventory inv;
+  inv.origin = fmt::format("nvidia-smi-xml ({})", origin);
+  inv.state = GpuSourceState::kOk;
+  inv.from_capture = true;
+  const std::string_view top = "nvidia_smi_log";
+  inv.driver_version = ToText(Lookup(root, top, "driver_version"));
+  inv.nvml_version = Reading<std::string>::Unsupported(std::string(kNotInCapture));
+  inv.cuda_driver_version = ToCudaVersion(Lookup(root, top, "cuda_version"));
+
+  int index = 0;
+  for (pugi::xml_node gpu : root.children("gpu")) inv.gpus.push_back(ParseGpu(gpu, index++));
+
+  Field attached = Lookup(root, top, "attached_gpus");
+  if (attached.kind == Field::Kind::kMissing) {
+    // Minimal captures (v10) omit attached_gpus; every attached GPU still has a <gpu> element.
+    inv.device_count = Reading<int>::Of(static_cast<int>(inv.gpus.size()));
+    inv.device_count.note = "attached_gpus not in capture; counted <gpu> elements";
+  } else {
+    inv.device_count = ToInt(attached, "");
+  }
+  return inv;
+}
+
+Result<GpuInventory> LoadNvidiaSmiXml(const std::string& path) {
+  Result<std::string> text = ReadFile(path, kMaxCaptureBytes);
+  if (!text.ok()) return text.status();
+  return ParseNvidiaSmiXml(*text, path);
+}
+
+}  // namespace gpuvet

@@ -1,0 +1,84 @@
+// Internal to the NVML source: NvmlCaller runs every NVML call through the bounded executor,
+// classifies the answer (value / not supported / lost / error / hung) and records failures, so the
+// per-field readers (nvml_device_reader.cc, nvml_source.cc) say only "which call, which unit".
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/gpu_state.h"
+#include "sources/nvml/bounded_call.h"
+#include "sources/nvml/nvml_loader.h"
+
+namespace gpuvet::nvml_internal {
+
+// Pseudo return codes (never NVML codes): this call hung; this call was skipped after a hang.
+constexpr int kTimedOut = -1;
+constexpr int kSkipped = -2;
+
+// What one bounded call came to.
+struct Outcome {
+  bool called = true;  // false: skipped because the GPU was lost earlier
+  int code = NVML_SUCCESS;
+  std::string note;  // for readings: "nvmlX: not supported" / "nvmlX: UNKNOWN" / hang text
+  bool ok() const { return called && code == NVML_SUCCESS; }
+  bool unsupported() const {
+    return called && (code == NVML_ERROR_NOT_SUPPORTED || code == NVML_ERROR_FUNCTION_NOT_FOUND);
+  }
+  // Timed out, or skipped after an earlier hang.
+  bool stalled() const { return code == kTimedOut || code == kSkipped; }
+};
+
+// Runs NVML calls through the executor and records what went wrong. `gpu` is null for system
+// calls (then GPU_IS_LOST is just an error). `lib`, `exec`, `failures` and `gpu` must outlive it.
+// Not thread-safe (one caller per GPU, used from one thread).
+class NvmlCaller {
+ public:
+  NvmlCaller(const NvmlLibrary& lib, BoundedExecutor& exec, std::vector<CallFailure>* failures,
+             GpuState* gpu)
+      : lib_(lib), exec_(exec), failures_(failures), gpu_(gpu) {}
+
+  // Runs fn(lib, out) bounded. Codes in `expected` are protocol answers (INSUFFICIENT_SIZE for a
+  // count query) and are returned without being recorded.
+  template <typename T, typename F>
+  std::pair<Outcome, T> Query(const char* call, F fn, std::initializer_list<int> expected = {},
+                              T initial = T{}) {
+    if (gpu_ != nullptr && gpu_->lost) return {Outcome{false, NVML_ERROR_GPU_IS_LOST, {}}, T{}};
+    const NvmlLibrary* lib = &lib_;
+    Result<BoundedAnswer<T>> r = exec_.CallWith<T>(
+        call, [lib, fn](T& out) { return fn(*lib, out); }, std::move(initial));
+    if (!r.ok()) return {TimedOut(call, r.status().message()), T{}};
+    Outcome o{true, r->code, {}};
+    for (int e : expected) {
+      if (o.code == e) return {o, std::move(r.value().out)};
+    }
+    Classify(call, &o);
+    return {o, std::move(r.value().out)};
+  }
+
+ private:
+  // Outcome of a call that did not return in time, or was skipped after an earlier hang.
+  Outcome TimedOut(const char* call, const std::string& message);
+  // Sets the note of a failed call; marks the GPU lost or records the failure.
+  void Classify(const char* call, Outcome* o);
+  // Records a failure once per function (ECC counters call it four times).
+  void AddFailure(const char* call, std::string message, bool timed_out);
+
+  const NvmlLibrary& lib_;
+  BoundedExecutor& exec_;
+  std::vector<CallFailure>* failures_;
+  GpuState* gpu_;
+};
+
+// Turns an outcome and the converted value into a Reading; absent when the call was skipped.
+template <typename R>
+Reading<R> ToReading(const Outcome& o, R value) {
+  if (!o.called) return Reading<R>{};
+  if (o.ok()) return Reading<R>::Of(std::move(value));
+  if (o.unsupported()) return Reading<R>::Unsupported(o.note);
+  return Reading<R>::Error(o.note);
+}
+
+}  // namespace gpuvet::nvml_internal

@@ -1,0 +1,168 @@
+// ReadNvml: init, system versions, device enumeration, then one device reader per GPU
+// (nvml_device_reader.cc). Every call goes through NvmlCaller (nvml_caller.h), which bounds it,
+// classifies the answer and records failures; a hang abandons the rest without blocking.
+#include "sources/nvml/nvml_source.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "sources/nvml/bounded_call.h"
+#include "sources/nvml/nvml_caller.h"
+#include "sources/nvml/nvml_device_reader.h"
+#include "sources/nvml/nvml_loader.h"
+#include "util/strings.h"
+
+namespace gpuvet {
+
+using nvml_internal::kMaxDevices;
+using nvml_internal::kSkipped;
+using nvml_internal::kTimedOut;
+using nvml_internal::NvmlCaller;
+using nvml_internal::ToReading;
+
+std::string NormalizePciBusId(std::string_view nvml_bus_id) {
+  const std::string_view id = Trim(nvml_bus_id);
+  std::vector<std::string_view> parts = Split(id, ':');
+  if (parts.size() == 2) parts.insert(parts.begin(), "0");
+  if (parts.size() == 3) {
+    std::vector<std::string_view> dev_fn = Split(parts[2], '.');
+    auto hex = [](std::string_view s) -> std::optional<uint64_t> {
+      if (s.empty() || s.size() > 8) return std::nullopt;
+      uint64_t v = 0;
+      for (char c : s) {
+        const int d =
+            std::isxdigit(static_cast<unsigned char>(c))
+                ? (std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                                                               : (std::tolower(c) - 'a' + 10))
+                : -1;
+        if (d < 0) return std::nullopt;
+        v = v * 16 + static_cast<uint64_t>(d);
+      }
+      return v;
+    };
+    if (dev_fn.size() == 2) {
+      auto domain = hex(parts[0]), bus = hex(parts[1]), dev = hex(dev_fn[0]), fn = hex(dev_fn[1]);
+      if (domain && bus && dev && fn && *bus <= 0xff && *dev <= 0x1f && *fn <= 7) {
+        return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", *domain, *bus, *dev, *fn);
+      }
+    }
+  }
+  return ToLower(id);
+}
+
+GpuInventory ReadNvml(const NvmlOptions& options) {
+  GpuInventory inv;
+  Result<std::unique_ptr<NvmlLibrary>> loaded = NvmlLibrary::Load(options.library_path);
+  if (!loaded.ok()) {
+    inv.origin = fmt::format(
+        "nvml ({})", options.library_path.empty() ? "libnvidia-ml.so.1" : options.library_path);
+    inv.state = GpuSourceState::kLibraryMissing;
+    inv.detail = loaded.status().message();
+    return inv;
+  }
+  std::unique_ptr<NvmlLibrary> lib = std::move(loaded).value();
+  inv.origin = fmt::format("nvml ({})", lib->path());
+  BoundedExecutor exec(options.call_timeout);
+  NvmlCaller system(*lib, exec, &inv.failures, nullptr);
+
+  struct Empty {};
+  auto [init, unused] = system.Query<Empty>(
+      "nvmlInit_v2", [](const NvmlLibrary& l, Empty&) { return l.nvmlInit_v2(); },
+      {NVML_ERROR_DRIVER_NOT_LOADED});
+  (void)unused;
+  if (!init.ok()) {
+    if (init.stalled()) {
+      inv.state = GpuSourceState::kHung;
+      inv.detail = init.note;
+      lib.release();  // a call may still be running inside the library: keep it alive
+    } else if (init.code == NVML_ERROR_DRIVER_NOT_LOADED) {
+      inv.state = GpuSourceState::kDriverNotLoaded;
+      inv.detail = "nvmlInit_v2: " + DescribeNvmlError(init.code);
+    } else {
+      inv.state = GpuSourceState::kInitFailed;
+      inv.detail = "nvmlInit_v2: " + DescribeNvmlError(init.code);
+    }
+    return inv;
+  }
+
+  auto [dv, driver] = system.Query<std::array<char, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE>>(
+      "nvmlSystemGetDriverVersion", [](const NvmlLibrary& l, auto& b) {
+        return l.nvmlSystemGetDriverVersion(b.data(), b.size() - 1);
+      });
+  inv.driver_version =
+      ToReading(dv, std::string(driver.data(), strnlen(driver.data(), driver.size())));
+  auto [nv, nvml] = system.Query<std::array<char, NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE>>(
+      "nvmlSystemGetNVMLVersion", [](const NvmlLibrary& l, auto& b) {
+        return l.nvmlSystemGetNVMLVersion(b.data(), b.size() - 1);
+      });
+  inv.nvml_version = ToReading(nv, std::string(nvml.data(), strnlen(nvml.data(), nvml.size())));
+  auto [cv, cuda] = system.Query<int>(
+      "nvmlSystemGetCudaDriverVersion_v2",
+      [](const NvmlLibrary& l, int& v) { return l.nvmlSystemGetCudaDriverVersion_v2(&v); });
+  inv.cuda_driver_version = ToReading(cv, cuda);
+
+  auto [co, count] = system.Query<unsigned>(
+      "nvmlDeviceGetCount_v2",
+      [](const NvmlLibrary& l, unsigned& n) { return l.nvmlDeviceGetCount_v2(&n); });
+  inv.device_count = ToReading(co, static_cast<int>(count));
+  if (!co.ok()) {
+    inv.state = co.stalled() ? GpuSourceState::kHung : GpuSourceState::kInitFailed;
+    inv.detail = co.note;
+    if (co.code == kSkipped) {
+      // Skipped behind an earlier hang (e.g. nvmlSystemGetDriverVersion): name the call that hung.
+      for (const CallFailure& f : inv.failures) {
+        if (f.timed_out && f.call != "nvmlDeviceGetCount_v2") {
+          inv.detail = f.message + "; GPUs were not enumerated";
+          break;
+        }
+      }
+    }
+  } else {
+    inv.state = GpuSourceState::kOk;
+    if (count > kMaxDevices) {
+      inv.failures.push_back(CallFailure{
+          "nvmlDeviceGetCount_v2",
+          fmt::format("implausible device count {}; reading the first {}", count, kMaxDevices),
+          false});
+      count = kMaxDevices;
+    }
+  }
+  for (unsigned i = 0; co.ok() && i < count; ++i) {
+    GpuState gpu;
+    gpu.index = static_cast<int>(i);
+    NvmlCaller caller(*lib, exec, &gpu.failures, &gpu);
+    auto [ho, handle] = caller.Query<nvmlDevice_t>("nvmlDeviceGetHandleByIndex_v2",
+                                                   [i](const NvmlLibrary& l, nvmlDevice_t& h) {
+                                                     return l.nvmlDeviceGetHandleByIndex_v2(i, &h);
+                                                   });
+    if (ho.code == kTimedOut) {
+      inv.state = GpuSourceState::kHung;
+      inv.detail = fmt::format("{}; GPUs from index {} on were not read", ho.note, i);
+    } else if (ho.code == kSkipped) {
+      gpu.failures.push_back(CallFailure{"nvmlDeviceGetHandleByIndex_v2", ho.note, true});
+    }
+    // After a hang every call is skipped at once without touching NVML (the null handle is never
+    // passed on), and each field then says why it is missing.
+    if (ho.ok() || ho.stalled())
+      nvml_internal::ReadNvmlDevice(*lib, exec, ho.ok() ? handle : nullptr, gpu);
+    inv.gpus.push_back(std::move(gpu));
+  }
+
+  if (exec.wedged()) {
+    lib.release();  // the hung call still runs inside the library: never unmap or free it
+    return inv;
+  }
+  auto [so, unused2] = system.Query<Empty>(
+      "nvmlShutdown", [](const NvmlLibrary& l, Empty&) { return l.nvmlShutdown(); });
+  (void)so;
+  (void)unused2;
+  return inv;
+}
+
+}  // namespace gpuvet

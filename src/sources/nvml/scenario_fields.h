@@ -1,0 +1,153 @@
+// Internal to the scenario format: every GpuState field is listed once, in the tables below, with
+// its JSON key and the NVML function that answers it; the parser (scenario_json_parse.cc) and the
+// writer (scenario_json_write.cc) both walk these tables, so a new field is added in one place.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/gpu_state.h"
+#include "sources/nvml/scenario_sampling.h"
+
+namespace gpuvet::scenario_internal {
+
+// The format version written to "scenario_version"; bump on incompatible changes.
+inline constexpr int kScenarioVersion = 1;
+
+template <typename T>
+struct Field {
+  const char* key;
+  Reading<T> GpuState::*member;
+  const char* call;  // the NVML function whose answer this field is
+};
+
+inline constexpr Field<int> kIntFields[] = {
+    {"minor_number", &GpuState::minor_number, "nvmlDeviceGetMinorNumber"},
+    {"performance_state", &GpuState::performance_state, "nvmlDeviceGetPerformanceState"},
+    {"gpu_util_pct", &GpuState::gpu_util_pct, "nvmlDeviceGetUtilizationRates"},
+    {"memory_util_pct", &GpuState::memory_util_pct, "nvmlDeviceGetUtilizationRates"},
+    {"sm_clock_mhz", &GpuState::sm_clock_mhz, "nvmlDeviceGetClockInfo"},
+    {"sm_clock_max_mhz", &GpuState::sm_clock_max_mhz, "nvmlDeviceGetMaxClockInfo"},
+    {"mem_clock_mhz", &GpuState::mem_clock_mhz, "nvmlDeviceGetClockInfo"},
+    {"mem_clock_max_mhz", &GpuState::mem_clock_max_mhz, "nvmlDeviceGetMaxClockInfo"},
+    {"temperature_c", &GpuState::temperature_c, "nvmlDeviceGetTemperature"},
+    {"slowdown_temperature_c", &GpuState::slowdown_temperature_c,
+     "nvmlDeviceGetTemperatureThreshold"},
+    {"shutdown_temperature_c", &GpuState::shutdown_temperature_c,
+     "nvmlDeviceGetTemperatureThreshold"},
+    {"pcie_gen", &GpuState::pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration"},
+    {"pcie_gen_max", &GpuState::pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration"},
+    {"pcie_width", &GpuState::pcie_width, "nvmlDeviceGetCurrPcieLinkWidth"},
+    {"pcie_width_max", &GpuState::pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth"},
+    {"retired_pages_sbe", &GpuState::retired_pages_sbe, "nvmlDeviceGetRetiredPages"},
+    {"retired_pages_dbe", &GpuState::retired_pages_dbe, "nvmlDeviceGetRetiredPages"},
+    {"remapped_rows_correctable", &GpuState::remapped_rows_correctable,
+     "nvmlDeviceGetRemappedRows"},
+    {"remapped_rows_uncorrectable", &GpuState::remapped_rows_uncorrectable,
+     "nvmlDeviceGetRemappedRows"},
+    {"mig_instances", &GpuState::mig_instances, "nvmlDeviceGetMaxMigDeviceCount"},
+};
+
+inline constexpr Field<uint64_t> kUint64Fields[] = {
+    {"memory_total_bytes", &GpuState::memory_total_bytes, "nvmlDeviceGetMemoryInfo"},
+    {"memory_used_bytes", &GpuState::memory_used_bytes, "nvmlDeviceGetMemoryInfo"},
+    {"clock_event_reasons", &GpuState::clock_event_reasons,
+     "nvmlDeviceGetCurrentClocksEventReasons"},
+    {"pcie_replay_counter", &GpuState::pcie_replay_counter, "nvmlDeviceGetPcieReplayCounter"},
+    {"ecc_corrected_volatile", &GpuState::ecc_corrected_volatile, "nvmlDeviceGetTotalEccErrors"},
+    {"ecc_uncorrected_volatile", &GpuState::ecc_uncorrected_volatile,
+     "nvmlDeviceGetTotalEccErrors"},
+    {"ecc_corrected_aggregate", &GpuState::ecc_corrected_aggregate, "nvmlDeviceGetTotalEccErrors"},
+    {"ecc_uncorrected_aggregate", &GpuState::ecc_uncorrected_aggregate,
+     "nvmlDeviceGetTotalEccErrors"},
+};
+
+inline constexpr Field<bool> kBoolFields[] = {
+    {"persistence_mode", &GpuState::persistence_mode, "nvmlDeviceGetPersistenceMode"},
+    {"ecc_enabled", &GpuState::ecc_enabled, "nvmlDeviceGetEccMode"},
+    {"ecc_pending_enabled", &GpuState::ecc_pending_enabled, "nvmlDeviceGetEccMode"},
+    {"retired_pages_pending", &GpuState::retired_pages_pending,
+     "nvmlDeviceGetRetiredPagesPendingStatus"},
+    {"remap_pending", &GpuState::remap_pending, "nvmlDeviceGetRemappedRows"},
+    {"remap_failure", &GpuState::remap_failure, "nvmlDeviceGetRemappedRows"},
+    {"mig_enabled", &GpuState::mig_enabled, "nvmlDeviceGetMigMode"},
+    {"mig_pending_enabled", &GpuState::mig_pending_enabled, "nvmlDeviceGetMigMode"},
+};
+
+inline constexpr Field<double> kDoubleFields[] = {
+    {"power_w", &GpuState::power_w, "nvmlDeviceGetPowerUsage"},
+    {"power_limit_w", &GpuState::power_limit_w, "nvmlDeviceGetEnforcedPowerLimit"},
+    {"default_power_limit_w", &GpuState::default_power_limit_w,
+     "nvmlDeviceGetPowerManagementDefaultLimit"},
+};
+
+// Identity strings are plain std::string in GpuState: empty means "not answered".
+struct StringField {
+  const char* key;
+  std::string GpuState::*member;
+  const char* call;
+};
+inline constexpr StringField kStringFields[] = {
+    {"name", &GpuState::name, "nvmlDeviceGetName"},
+    {"uuid", &GpuState::uuid, "nvmlDeviceGetUUID"},
+    {"serial", &GpuState::serial, "nvmlDeviceGetSerial"},
+    {"pci_bus_id", &GpuState::pci_bus_id, "nvmlDeviceGetPciInfo_v3"},
+    {"vbios_version", &GpuState::vbios_version, "nvmlDeviceGetVbiosVersion"},
+};
+
+struct NvLinkCounterField {
+  const char* key;
+  Reading<uint64_t> NvLinkState::*member;
+};
+inline constexpr NvLinkCounterField kNvLinkCounters[] = {
+    {"replay_errors", &NvLinkState::replay_errors},
+    {"recovery_errors", &NvLinkState::recovery_errors},
+    {"crc_flit_errors", &NvLinkState::crc_flit_errors},
+    {"crc_data_errors", &NvLinkState::crc_data_errors},
+};
+inline constexpr char kNvLinkStateCall[] = "nvmlDeviceGetNvLinkState";
+inline constexpr char kNvLinkCounterCall[] = "nvmlDeviceGetNvLinkErrorCounter";
+inline constexpr char kProcessesCall[] = "nvmlDeviceGetComputeRunningProcesses_v3";
+
+// Sampling keys (ScenarioSampling): read only by the recording sampler.
+template <typename T>
+struct SamplingField {
+  const char* key;
+  Reading<T> ScenarioSampling::*member;
+  const char* call;
+};
+inline constexpr SamplingField<uint64_t> kSamplingUint64Fields[] = {
+    {"energy_mj", &ScenarioSampling::energy_mj, "nvmlDeviceGetTotalEnergyConsumption"},
+};
+inline constexpr SamplingField<int> kSamplingIntFields[] = {
+    {"pcie_tx_kbps", &ScenarioSampling::pcie_tx_kbps, "nvmlDeviceGetPcieThroughput"},
+    {"pcie_rx_kbps", &ScenarioSampling::pcie_rx_kbps, "nvmlDeviceGetPcieThroughput"},
+};
+inline constexpr char kGpmMetricsCall[] = "nvmlGpmMetricsGet";
+inline constexpr SamplingField<double> kSamplingDoubleFields[] = {
+    {"gpm_sm_active_pct", &ScenarioSampling::gpm_sm_active_pct, kGpmMetricsCall},
+    {"gpm_sm_occupancy_pct", &ScenarioSampling::gpm_sm_occupancy_pct, kGpmMetricsCall},
+    {"gpm_tensor_active_pct", &ScenarioSampling::gpm_tensor_active_pct, kGpmMetricsCall},
+    {"gpm_dram_bw_util_pct", &ScenarioSampling::gpm_dram_bw_util_pct, kGpmMetricsCall},
+    {"gpm_pcie_tx_bytes_per_s", &ScenarioSampling::gpm_pcie_tx_bytes_per_s, kGpmMetricsCall},
+    {"gpm_pcie_rx_bytes_per_s", &ScenarioSampling::gpm_pcie_rx_bytes_per_s, kGpmMetricsCall},
+    {"gpm_nvlink_tx_bytes_per_s", &ScenarioSampling::gpm_nvlink_tx_bytes_per_s, kGpmMetricsCall},
+    {"gpm_nvlink_rx_bytes_per_s", &ScenarioSampling::gpm_nvlink_rx_bytes_per_s, kGpmMetricsCall},
+};
+inline constexpr char kProcessUtilizationCall[] = "nvmlDeviceGetProcessUtilization";
+
+// True when `call` is the source of some Reading field (its errors are written on that field).
+// True when `call` is the source of some Reading field (its errors are written on that field).
+inline bool CallHasField(std::string_view call) {
+  for (const auto& f : kIntFields)
+    if (call == f.call) return true;
+  for (const auto& f : kUint64Fields)
+    if (call == f.call) return true;
+  for (const auto& f : kBoolFields)
+    if (call == f.call) return true;
+  for (const auto& f : kDoubleFields)
+    if (call == f.call) return true;
+  return call == kNvLinkCounterCall || call == kProcessesCall;
+}
+
+}  // namespace gpuvet::scenario_internal

@@ -1,0 +1,51 @@
+// Schema version 1 of the recording file. Every sample is one row of `samples` (host and
+// workload figures as columns; per-core busy shares and the GPUs as packed blobs,
+// recording_packing.h); disks, network interfaces and workload processes (their busiest threads
+// packed) are child rows keyed by sample_id. Rows are inserted in time order, so reading by rowid
+// is a plain sequential scan.
+#include "sources/recording/recording_schema.h"
+
+namespace gpuvet {
+
+const char* const kRecordingSchemaSql = R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+CREATE TABLE notes (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+CREATE TABLE gpus (
+  gpu INTEGER PRIMARY KEY, name TEXT, uuid TEXT, pci_bus_id TEXT, memory_total_bytes INTEGER,
+  power_limit_w REAL, sm_clock_max_mhz INTEGER, mem_clock_max_mhz INTEGER, pcie_gen_max INTEGER,
+  pcie_width_max INTEGER, numa_node INTEGER);
+CREATE TABLE samples (
+  sample_id INTEGER PRIMARY KEY, t REAL NOT NULL, unix_time REAL NOT NULL,
+  interval_s REAL NOT NULL,
+  cpu_user_pct REAL, cpu_system_pct REAL, cpu_iowait_pct REAL, cpu_steal_pct REAL,
+  cpu_idle_pct REAL, core_busy_pct BLOB, run_queue REAL,
+  psi_cpu_some_pct REAL, psi_io_some_pct REAL, psi_io_full_pct REAL, psi_memory_some_pct REAL,
+  psi_memory_full_pct REAL, mem_available_bytes INTEGER, major_faults_per_s REAL,
+  cgroup_throttled_pct REAL, cgroup_nr_throttled_per_s REAL, work_total REAL, gpus BLOB);
+CREATE TABLE disk_samples (
+  sample_id INTEGER NOT NULL, device TEXT NOT NULL, read_bytes_per_s REAL NOT NULL,
+  write_bytes_per_s REAL NOT NULL, busy_pct REAL NOT NULL);
+CREATE TABLE net_samples (
+  sample_id INTEGER NOT NULL, interface TEXT NOT NULL, rx_bytes_per_s REAL NOT NULL,
+  tx_bytes_per_s REAL NOT NULL);
+CREATE TABLE process_samples (
+  sample_id INTEGER NOT NULL, pid INTEGER NOT NULL, ppid INTEGER NOT NULL, comm TEXT NOT NULL,
+  cpu_pct REAL NOT NULL, rss_bytes INTEGER, threads INTEGER NOT NULL, read_bytes_per_s REAL,
+  write_bytes_per_s REAL, rchar_per_s REAL, read_syscalls_per_s REAL, opens_per_s REAL,
+  top_threads BLOB);
+)sql";
+
+const char* const kInsertSampleSql =
+    "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+const char* const kInsertDiskSql = "INSERT INTO disk_samples VALUES (?,?,?,?,?)";
+const char* const kInsertNetSql = "INSERT INTO net_samples VALUES (?,?,?,?)";
+const char* const kInsertProcessSql =
+    "INSERT INTO process_samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+// SELECT * keeps the column order of the CREATE TABLE above; rowid order is insertion order.
+const char* const kSelectSamplesSql = "SELECT * FROM samples ORDER BY sample_id";
+const char* const kSelectDisksSql = "SELECT * FROM disk_samples ORDER BY rowid";
+const char* const kSelectNetsSql = "SELECT * FROM net_samples ORDER BY rowid";
+const char* const kSelectProcessesSql = "SELECT * FROM process_samples ORDER BY rowid";
+
+}  // namespace gpuvet

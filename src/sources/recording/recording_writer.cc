@@ -1,0 +1,309 @@
+// RecordingWriter: creates the file with the schema and metadata, then appends one sample per
+// transaction through statements prepared once. Every SQLite error becomes a Status that names
+// the file and, where the OS said why (ENOSPC, EFBIG, EIO), the OS error.
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "sources/recording/recording_packing.h"
+#include "sources/recording/recording_schema.h"
+#include "sources/recording/recording_store.h"
+
+namespace gpuvet {
+
+namespace {
+
+// One prepared statement with positional binding helpers; absent optionals bind NULL.
+class Insert {
+ public:
+  Insert() = default;
+  Insert(const Insert&) = delete;
+  Insert& operator=(const Insert&) = delete;
+  ~Insert() { sqlite3_finalize(stmt_); }
+
+  int Prepare(sqlite3* db, const char* sql) {
+    return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  }
+  Insert& Int(int64_t v) {
+    sqlite3_bind_int64(stmt_, ++col_, v);
+    return *this;
+  }
+  Insert& Real(double v) {
+    sqlite3_bind_double(stmt_, ++col_, v);
+    return *this;
+  }
+  Insert& Text(const std::string& v) {
+    sqlite3_bind_text(stmt_, ++col_, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+    return *this;
+  }
+  Insert& Blob(const void* data, size_t bytes) {
+    if (bytes == 0) {
+      sqlite3_bind_null(stmt_, ++col_);
+    } else {
+      sqlite3_bind_blob(stmt_, ++col_, data, static_cast<int>(bytes), SQLITE_STATIC);
+    }
+    return *this;
+  }
+  template <typename T>
+  Insert& Opt(const std::optional<T>& v) {
+    if (!v) {
+      sqlite3_bind_null(stmt_, ++col_);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      Real(*v);
+    } else {
+      Int(static_cast<int64_t>(*v));
+    }
+    return *this;
+  }
+  // Runs the statement and rewinds it for the next row; returns the SQLite result code.
+  int Run() {
+    int rc = sqlite3_step(stmt_);
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    col_ = 0;
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int col_ = 0;
+};
+
+// Doubles as text with enough digits to read back the same bits.
+std::string ExactText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+std::vector<std::pair<std::string, std::string>> MetaRows(const RecordingMeta& meta) {
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"schema_version", std::to_string(kRecordingSchemaVersion)},
+      {"producer", meta.producer},
+      {"host", meta.host},
+      {"kernel_release", meta.kernel_release},
+      {"driver_version", meta.driver_version},
+      {"cuda_version", meta.cuda_version},
+      {"command", nlohmann::json(meta.command).dump()},
+      {"target_pid", std::to_string(meta.target_pid)},
+      {"interval_s", ExactText(meta.interval_s)},
+      {"start_unix_s", ExactText(meta.start_unix_s)},
+      {"online_cpus", std::to_string(meta.online_cpus)},
+      {"work_unit", meta.work_unit},
+  };
+  if (meta.end_unix_s) rows.emplace_back("end_unix_s", ExactText(*meta.end_unix_s));
+  if (meta.exit_code) rows.emplace_back("exit_code", std::to_string(*meta.exit_code));
+  if (meta.cpu_quota_cores) rows.emplace_back("cpu_quota_cores", ExactText(*meta.cpu_quota_cores));
+  return rows;
+}
+
+}  // namespace
+
+struct RecordingWriter::Statements {
+  Insert sample, disk, net, process, meta, note;
+};
+
+RecordingWriter::RecordingWriter(std::string path, sqlite3* db)
+    : path_(std::move(path)), db_(db), statements_(std::make_unique<Statements>()) {}
+
+RecordingWriter::~RecordingWriter() {
+  statements_.reset();  // finalize before closing
+  if (db_ != nullptr) sqlite3_close_v2(db_);
+}
+
+Status RecordingWriter::Error(const std::string& what) {
+  std::string message = "writing recording " + path_ + ": " + what + ": " + sqlite3_errmsg(db_);
+  // SQLite keeps the errno of a failed write() only per file, so name the likely causes here.
+  int code = sqlite3_extended_errcode(db_);
+  if (code == SQLITE_FULL || code == SQLITE_IOERR_WRITE || code == SQLITE_IOERR_SHMSIZE ||
+      code == SQLITE_IOERR_TRUNCATE) {
+    struct rlimit limit = {};
+    std::string dir = path_.find('/') == std::string::npos
+                          ? std::string(".")
+                          : path_.substr(0, path_.rfind('/') + (path_.rfind('/') == 0 ? 1 : 0));
+    struct statvfs fs = {};
+    if (statvfs(dir.c_str(), &fs) == 0 && fs.f_bavail * fs.f_frsize < (1 << 20)) {
+      message += " (no space left on the file system of " + dir + ")";
+    } else if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      message += " (file size limit reached: ulimit -f is " +
+                 std::to_string(limit.rlim_cur / 1024) + " KiB)";
+    } else if (int os_errno = sqlite3_system_errno(db_); os_errno != 0) {
+      message += std::string(" (") + std::strerror(os_errno) + ")";
+    }
+  }
+  return Unavailable(message);
+}
+
+Status RecordingWriter::Exec(const char* sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+  sqlite3_free(err);
+  return rc == SQLITE_OK ? Status::Ok() : Error(sql);
+}
+
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(const std::string& path,
+                                                                 const RecordingMeta& meta) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::string p = path + suffix;
+    if (unlink(p.c_str()) != 0 && errno != ENOENT) {
+      return Unavailable("cannot replace " + p + ": " + std::strerror(errno));
+    }
+  }
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  std::unique_ptr<RecordingWriter> w(new RecordingWriter(path, db));
+  if (rc != SQLITE_OK) {
+    return Unavailable("cannot create recording " + path + ": " +
+                       (db ? sqlite3_errmsg(db) : "out of memory"));
+  }
+  sqlite3_busy_timeout(db, 2000);
+  // 8 KiB pages: a sample row (8 packed GPUs, per-core shares) is 2-3 KiB; with the default 4 KiB
+  // pages each row fills a page of its own (a 24 h x 8 GPU file grows from ~250 to ~400 MiB),
+  // while larger pages multiply what each one-sample commit writes to the WAL.
+  std::string pragmas =
+      "PRAGMA page_size=8192; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+      "PRAGMA application_id=" +
+      std::to_string(kRecordingApplicationId) +
+      "; PRAGMA user_version=" + std::to_string(kRecordingSchemaVersion) + ";";
+  if (Status s = w->Exec(pragmas.c_str()); !s.ok()) return s;
+  if (Status s = w->Exec("BEGIN"); !s.ok()) return s;
+  if (Status s = w->Exec(kRecordingSchemaSql); !s.ok()) return s;
+
+  Statements& st = *w->statements_;
+  struct {
+    Insert* insert;
+    const char* sql;
+  } prepared[] = {{&st.sample, kInsertSampleSql},
+                  {&st.disk, kInsertDiskSql},
+                  {&st.net, kInsertNetSql},
+                  {&st.process, kInsertProcessSql},
+                  {&st.meta, "INSERT OR REPLACE INTO meta VALUES (?,?)"},
+                  {&st.note, "INSERT OR REPLACE INTO notes VALUES (?,?)"}};
+  for (auto& p : prepared) {
+    if (p.insert->Prepare(db, p.sql) != SQLITE_OK) return w->Error("preparing statements");
+  }
+  for (const auto& [key, value] : MetaRows(meta)) {
+    if (st.meta.Text(key).Text(value).Run() != SQLITE_OK) return w->Error("writing metadata");
+  }
+  for (const auto& [key, value] : meta.notes) {
+    if (st.note.Text(key).Text(value).Run() != SQLITE_OK) return w->Error("writing notes");
+  }
+  Insert gpu;
+  if (gpu.Prepare(db, "INSERT INTO gpus VALUES (?,?,?,?,?,?,?,?,?,?,?)") != SQLITE_OK) {
+    return w->Error("preparing statements");
+  }
+  for (const RecordedGpu& g : meta.gpus) {
+    gpu.Int(g.index).Text(g.name).Text(g.uuid).Text(g.pci_bus_id).Opt(g.memory_total_bytes);
+    gpu.Opt(g.power_limit_w).Opt(g.sm_clock_max_mhz).Opt(g.mem_clock_max_mhz);
+    gpu.Opt(g.pcie_gen_max).Opt(g.pcie_width_max).Opt(g.numa_node);
+    if (gpu.Run() != SQLITE_OK) return w->Error("writing GPU " + std::to_string(g.index));
+  }
+  if (Status s = w->Exec("COMMIT"); !s.ok()) return s;
+  return w;
+}
+
+Status RecordingWriter::InsertSample(const Sample& s) {
+  Statements& st = *statements_;
+  const int64_t id = next_sample_id_;
+  const HostSample& h = s.host;
+  st.sample.Int(id).Real(s.t).Real(s.unix_time).Real(s.interval_s);
+  st.sample.Opt(h.cpu_user_pct).Opt(h.cpu_system_pct).Opt(h.cpu_iowait_pct);
+  st.sample.Opt(h.cpu_steal_pct).Opt(h.cpu_idle_pct);
+  const std::string cores = PackDoubles(h.core_busy_pct);
+  st.sample.Blob(cores.data(), cores.size());
+  st.sample.Opt(h.run_queue).Opt(h.psi_cpu_some_pct).Opt(h.psi_io_some_pct);
+  st.sample.Opt(h.psi_io_full_pct).Opt(h.psi_memory_some_pct).Opt(h.psi_memory_full_pct);
+  st.sample.Opt(h.mem_available_bytes).Opt(h.major_faults_per_s);
+  st.sample.Opt(s.workload.cgroup_throttled_pct).Opt(s.workload.cgroup_nr_throttled_per_s);
+  st.sample.Opt(s.workload.work_total);
+  const std::string gpus = PackGpus(s.gpus);
+  st.sample.Blob(gpus.data(), gpus.size());
+  if (st.sample.Run() != SQLITE_OK) return Error("sample " + std::to_string(id));
+
+  for (const DiskSample& d : h.disks) {
+    st.disk.Int(id).Text(d.device).Real(d.read_bytes_per_s).Real(d.write_bytes_per_s);
+    if (st.disk.Real(d.busy_pct).Run() != SQLITE_OK) return Error("disk " + std::to_string(id));
+  }
+  for (const NetSample& n : h.nets) {
+    st.net.Int(id).Text(n.interface).Real(n.rx_bytes_per_s).Real(n.tx_bytes_per_s);
+    if (st.net.Run() != SQLITE_OK) return Error("network " + std::to_string(id));
+  }
+  for (const ProcessSample& p : s.processes) {
+    Insert& q = st.process;
+    q.Int(id).Int(p.pid).Int(p.ppid).Text(p.comm).Real(p.cpu_pct).Opt(p.rss_bytes).Int(p.threads);
+    q.Opt(p.read_bytes_per_s).Opt(p.write_bytes_per_s).Opt(p.rchar_per_s);
+    q.Opt(p.read_syscalls_per_s).Opt(p.opens_per_s);
+    const std::string threads = PackThreads(p.top_threads);
+    q.Blob(threads.data(), threads.size());
+    if (q.Run() != SQLITE_OK) return Error("process " + std::to_string(id));
+  }
+  return Status::Ok();
+}
+
+Status RecordingWriter::Append(const Sample& sample) {
+  if (!failed_.ok()) return failed_;
+  if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+  Status s = Exec("BEGIN");
+  if (s.ok()) s = InsertSample(sample);
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    failed_ = s;
+    return s;
+  }
+  ++next_sample_id_;
+  return Status::Ok();
+}
+
+Status RecordingWriter::UpdateMeta(const RecordingMeta& meta) {
+  if (!failed_.ok()) return failed_;
+  if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+  Status s = Exec("BEGIN");
+  for (const auto& [key, value] : MetaRows(meta)) {
+    if (s.ok() && statements_->meta.Text(key).Text(value).Run() != SQLITE_OK) {
+      s = Error("writing metadata");
+    }
+  }
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    failed_ = s;
+  }
+  return s;
+}
+
+Status RecordingWriter::Finish(std::optional<double> end_unix_s, std::optional<int> exit_code) {
+  if (!failed_.ok()) return failed_;
+  if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+  Statements& st = *statements_;
+  Status s = Exec("BEGIN");
+  if (s.ok() && end_unix_s &&
+      st.meta.Text("end_unix_s").Text(ExactText(*end_unix_s)).Run() != SQLITE_OK) {
+    s = Error("writing the end time");
+  }
+  if (s.ok() && exit_code &&
+      st.meta.Text("exit_code").Text(std::to_string(*exit_code)).Run() != SQLITE_OK) {
+    s = Error("writing the exit code");
+  }
+  if (s.ok()) s = Exec("COMMIT");
+  // Back to a rollback journal: checkpoints the WAL into the file and removes -wal/-shm.
+  if (s.ok()) s = Exec("PRAGMA journal_mode=DELETE");
+  if (!s.ok()) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    failed_ = s;
+  }
+  statements_.reset();
+  if (sqlite3_close_v2(db_) != SQLITE_OK && s.ok()) s = Unavailable("closing recording " + path_);
+  db_ = nullptr;
+  return s;
+}
+
+}  // namespace gpuvet
