@@ -4,7 +4,7 @@
 # test suite (unit and end-to-end golden tests, built with ASan+UBSan).
 #
 #   scripts/dev.sh check [gpuvet check flags…]
-#   scripts/dev.sh test
+#   scripts/dev.sh test     (also the gates: clang-format check, warnings as errors)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -12,12 +12,11 @@ ROOT=$(pwd)
 JOBS=${JOBS:-$(nproc)}
 
 PACKAGES=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config clang-format
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
   libsqlite3-dev zlib1g-dev
-  libcpp-httplib-dev prometheus
-  libgtest-dev libgmock-dev libbenchmark-dev
   libcpp-httplib-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter
 )
 
@@ -59,8 +58,13 @@ case "$cmd" in
     # runs the same suite on an optimised plain build.
     build_type=${GPUVET_TEST_BUILD_TYPE:-Debug}
     sanitize=${GPUVET_SANITIZE:-ON}
-    echo "== build ($build_type, sanitizers $sanitize) and run the test suite"
-    build "$ROOT/build/test" -DCMAKE_BUILD_TYPE="$build_type" -DGPUVET_SANITIZE="$sanitize"
+    # The gates come first and fail fast: unformatted project files, then (in the build) any
+    # compiler warning in project code.
+    echo "== format check (scripts/check-format.sh)"
+    "$ROOT/scripts/check-format.sh"
+    echo "== build ($build_type, sanitizers $sanitize, warnings as errors) and run the test suite"
+    build "$ROOT/build/test" -DCMAKE_BUILD_TYPE="$build_type" -DGPUVET_SANITIZE="$sanitize" \
+      -DGPUVET_WERROR=ON
     # tests/lsan.supp: leaks inside third-party libraries (cuBLASLt, NCCL) the bench test loads.
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       LSAN_OPTIONS=suppressions="$ROOT/tests/lsan.supp" \

@@ -147,11 +147,11 @@ TEST(FleetPrometheusTest, AuditNamesTheThreeFaultyNodes) {
   const json base = json::parse(ReadText(fixture / "nvml.json"));
 
   std::vector<NodeSetup> nodes = {
-      {"fleet-healthy", [](json&) {}},
+      {"fleet-healthy", [](json&) {}, ""},
       // A whole other driver (library and kernel module agree), not a half-finished upgrade.
       {"fleet-drift", [](json& s) { s["driver_version"] = "535.183.01"; }, "535.183.01"},
-      {"fleet-ecc", [](json&) {}},  // rewritten below while the test runs
-      {"fleet-x8", [](json& s) { s["gpus"][3]["pcie_width"] = 8; }},
+      {"fleet-ecc", [](json&) {}, ""},  // rewritten below while the test runs
+      {"fleet-x8", [](json& s) { s["gpus"][3]["pcie_width"] = 8; }, ""},
   };
   std::vector<int> ports;
   std::vector<std::unique_ptr<Child>> exporters;
