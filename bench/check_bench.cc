@@ -38,16 +38,11 @@ Outcome RunOnce(const std::vector<std::string>& argv, const std::string& scenari
 
 void BM_CheckHealthy8Gpu(benchmark::State& state, const char* format) {
   const std::string fixture = std::string(GPUVET_FIXTURES_DIR) + "/healthy-8gpu";
-  std::vector<std::string> argv = {GPUVET_BINARY,
-                                   "check",
-                                   "--root",
-                                   fixture + "/root",
-                                   "--nvml-lib",
-                                   GPUVET_FAKE_NVML_LIB,
-                                   "--policy",
-                                   fixture + "/policy.toml",
-                                   "--format",
-                                   format};
+  std::vector<std::string> argv = {GPUVET_BINARY, "check",
+                                   "--root",      fixture + "/root",
+                                   "--nvml-lib",  GPUVET_FAKE_NVML_LIB,
+                                   "--policy",    fixture + "/policy.toml",
+                                   "--format",    format};
   long peak_kb = 0;
   for (auto _ : state) {
     Outcome o = RunOnce(argv, fixture + "/nvml.json");

@@ -5,17 +5,17 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "cli/record/analyze_command.h"
 #include "cli/bench_command.h"
 #include "cli/check_command.h"
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
 #include "cli/exporter/exporter_command.h"
 #include "cli/fleet_command.h"
+#include "cli/record/analyze_command.h"
 #include "cli/record/import_command.h"
 #include "cli/record/record_command.h"
-#include "cli/trace_command.h"
 #include "cli/record/watch_command.h"
+#include "cli/trace_command.h"
 #include "core/report.h"
 
 #ifndef GPUVET_VERSION

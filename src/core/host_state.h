@@ -178,8 +178,8 @@ struct KernelLogState {
   Reading<int> record_count;   // error/unsupported with the reason when the log was unreadable
   std::vector<XidEvent> xids;  // deduplicated per (pci_address, xid), sorted by address then xid
   std::vector<XidOccurrence> xid_occurrences;  // every Xid record, in log order
-  std::vector<KernelEvent> events;     // non-Xid signals, sorted by signal, key, detail
-  std::vector<NfsOutage> nfs_outages;  // in log order
+  std::vector<KernelEvent> events;             // non-Xid signals, sorted by signal, key, detail
+  std::vector<NfsOutage> nfs_outages;          // in log order
 };
 
 // The environment variables that decide which GPUs a job sees, from the inspected process.

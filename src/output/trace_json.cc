@@ -26,16 +26,11 @@ json VerdictJson(const TraceVerdict& v) {
 
 json InputJson(const RankAnalysis& a) {
   // subject tells apart the parts of one split Nsight export, which share their source.
-  return {{"source", a.source},
-          {"subject", a.subject},
-          {"format", a.format},
-          {"rank", a.rank},
-          {"world_size", a.world_size},
-          {"device_type", a.device_type},
-          {"events_seen", a.events_seen},
-          {"input_bytes", a.input_bytes},
-          {"truncated", a.truncated},
-          {"warnings", a.warnings}};
+  return {{"source", a.source},           {"subject", a.subject},
+          {"format", a.format},           {"rank", a.rank},
+          {"world_size", a.world_size},   {"device_type", a.device_type},
+          {"events_seen", a.events_seen}, {"input_bytes", a.input_bytes},
+          {"truncated", a.truncated},     {"warnings", a.warnings}};
 }
 
 json TemporalJson(const TemporalBreakdown& t) {

@@ -9,7 +9,9 @@
 namespace gpuvet {
 
 namespace {
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 }  // namespace
 
 std::string_view Trim(std::string_view s) {
@@ -81,8 +83,9 @@ std::optional<uint64_t> ParseUint(std::string_view s) {
 std::optional<double> ParseDouble(std::string_view s) {
   s = Trim(s);
   if (s.empty()) return std::nullopt;
-  std::string copy(s);  // strtod needs a terminator; from_chars(double) is fine in GCC 12 too,
-                        // but strtod also accepts forms like "8.0" and "1e3" identically everywhere.
+  std::string copy(
+      s);  // strtod needs a terminator; from_chars(double) is fine in GCC 12 too,
+           // but strtod also accepts forms like "8.0" and "1e3" identically everywhere.
   char* end = nullptr;
   double v = std::strtod(copy.c_str(), &end);
   if (end != copy.c_str() + copy.size()) return std::nullopt;

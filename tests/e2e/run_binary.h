@@ -8,7 +8,7 @@
 namespace gpuvet::e2e {
 
 struct RunResult {
-  int exit_code = -1;      // -1 when killed by a signal or the time limit
+  int exit_code = -1;  // -1 when killed by a signal or the time limit
   bool timed_out = false;
   double seconds = 0;
   std::string out, err;

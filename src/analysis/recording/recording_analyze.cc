@@ -8,13 +8,13 @@
 #include <cmath>
 #include <map>
 
-#include "core/hw/gpu_specs.h"
 #include "analysis/recording/recording_detectors.h"
 #include "analysis/recording/recording_energy.h"
 #include "analysis/recording/recording_forecast.h"
 #include "analysis/recording/recording_labels.h"
 #include "analysis/recording/recording_phases.h"
 #include "analysis/recording/recording_signals.h"
+#include "core/hw/gpu_specs.h"
 
 namespace gpuvet {
 

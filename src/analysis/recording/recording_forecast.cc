@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <map>
 
-#include "core/hw/gpu_specs.h"
 #include "analysis/recording/recording_labels.h"
+#include "core/hw/gpu_specs.h"
 
 namespace gpuvet {
 

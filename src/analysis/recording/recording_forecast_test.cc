@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/hw/gpu_specs.h"
 #include "analysis/recording/recording_analyze.h"
+#include "core/hw/gpu_specs.h"
 #include "testing/recording_builder.h"
 
 namespace gpuvet {

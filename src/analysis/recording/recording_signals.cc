@@ -7,8 +7,8 @@
 #include <limits>
 #include <set>
 
-#include "core/hw/gpu_specs.h"
 #include "core/gpu_state.h"
+#include "core/hw/gpu_specs.h"
 
 namespace gpuvet {
 

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/trace/analyze.h"
-#include "testing/trace_builder_for_test.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
+#include "testing/trace_builder_for_test.h"
 
 namespace gpuvet {
 namespace {

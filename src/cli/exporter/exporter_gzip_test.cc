@@ -39,7 +39,7 @@ TEST(ExporterGzip, JoinsACachedBodyAndAPerScrapeTail) {
   GzipPrefix prefix = GzipStart(body);
   EXPECT_LT(prefix.bytes.size(), body.size() / 4);
   for (const std::string& tail : {std::string(), std::string("gpuvet_exporter_scrapes_total 1\n"),
-                                 std::string(100000, 'x') + "\n"}) {
+                                  std::string(100000, 'x') + "\n"}) {
     EXPECT_EQ(Gunzip(GzipFinish(prefix, tail)), body + tail);
   }
 }

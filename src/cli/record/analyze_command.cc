@@ -6,9 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "core/hw/gpu_specs.h"
 #include "analysis/recording/recording_analyze.h"
 #include "cli/common/cli_util.h"
+#include "core/hw/gpu_specs.h"
 #include "core/report.h"
 #include "output/analyze_json.h"
 #include "output/analyze_text.h"

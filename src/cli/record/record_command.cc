@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <optional>
 
-#include "cli/record/analyze_command.h"
 #include "cli/common/cli_util.h"
 #include "cli/common/duration_flag.h"
-#include "cli/record/record_session.h"
 #include "cli/common/sampler_flags.h"
+#include "cli/record/analyze_command.h"
+#include "cli/record/record_session.h"
 #include "core/report.h"
 #include "sources/recording/recording_store.h"
 #include "sources/sampler/sampler.h"

@@ -62,8 +62,8 @@ void Write(const std::string& s) {
   std::fflush(stdout);
 }
 
-// The live verdict over the recent samples (analysis/recording/recording_analyze.h): "label (detail):
-// evidence -> decision", or "" while there is too little to judge.
+// The live verdict over the recent samples (analysis/recording/recording_analyze.h): "label
+// (detail): evidence -> decision", or "" while there is too little to judge.
 std::string FormatVerdict(const LiveVerdict& v) {
   if (v.label.empty()) return "";
   std::string s = v.label;

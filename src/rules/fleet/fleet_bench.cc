@@ -9,8 +9,8 @@
 #include <set>
 #include <tuple>
 
-#include "rules/fleet/fleet_audit.h"
 #include "core/fleet_catalogue.h"
+#include "rules/fleet/fleet_audit.h"
 #include "rules/fleet/fleet_stats.h"
 #include "rules/rule_util.h"
 #include "util/strings.h"

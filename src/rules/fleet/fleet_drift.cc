@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "rules/fleet/fleet_audit.h"
 #include "core/fleet_catalogue.h"
+#include "rules/fleet/fleet_audit.h"
 #include "util/strings.h"
 
 namespace gpuvet {

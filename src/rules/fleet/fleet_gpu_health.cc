@@ -3,8 +3,8 @@
 // save power) and the share of the window spent throttled.
 #include <fmt/format.h>
 
-#include "rules/fleet/fleet_audit.h"
 #include "core/fleet_catalogue.h"
+#include "rules/fleet/fleet_audit.h"
 #include "rules/fleet/fleet_stats.h"
 #include "rules/rule_util.h"
 #include "util/strings.h"

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "sources/bench/bench_cuda.h"
-#include "sources/nvml/nvml_source.h"
 #include "sources/host/pci_sysfs.h"
+#include "sources/nvml/nvml_source.h"
 #include "util/file.h"
 
 namespace gpuvet::bench {

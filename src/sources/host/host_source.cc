@@ -8,11 +8,11 @@
 #include "sources/host/dev_nodes.h"
 #include "sources/host/device_cgroup.h"
 #include "sources/host/gpu_environment.h"
-#include "sources/kmsg/kernel_log.h"
 #include "sources/host/meminfo.h"
 #include "sources/host/pci_sysfs.h"
 #include "sources/host/process_info.h"
 #include "sources/host/system_info.h"
+#include "sources/kmsg/kernel_log.h"
 
 namespace gpuvet {
 

@@ -78,7 +78,7 @@ typedef struct {
   unsigned int domain;
   unsigned int bus;
   unsigned int device;
-  unsigned int pciDeviceId;     // (device id << 16) | vendor id
+  unsigned int pciDeviceId;  // (device id << 16) | vendor id
   unsigned int pciSubSystemId;
   char busId[32];  // "00000000:3B:00.0"
 } nvmlPciInfo_t;
@@ -100,7 +100,6 @@ typedef struct {
   unsigned int gpuInstanceId;
   unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
-
 
 // ---- Sampling (gpuvet record/watch: src/sources/sampler/gpu_sampler.cc) ----
 
@@ -166,111 +165,111 @@ typedef struct {
 // NVML_FN(name, parameter list, argument list, required)
 // `required` functions must exist in the library; optional ones may be missing in older drivers
 // and then answer NVML_ERROR_FUNCTION_NOT_FOUND.
-#define NVML_API_FUNCTIONS(NVML_FN)                                                              \
-  NVML_FN(nvmlInit_v2, (), (), true)                                                             \
-  NVML_FN(nvmlShutdown, (), (), true)                                                            \
-  NVML_FN(nvmlSystemGetDriverVersion, (char* version, unsigned int length), (version, length),   \
-          true)                                                                                  \
-  NVML_FN(nvmlSystemGetNVMLVersion, (char* version, unsigned int length), (version, length),     \
-          false)                                                                                 \
-  NVML_FN(nvmlSystemGetCudaDriverVersion_v2, (int* version), (version), false)                   \
-  NVML_FN(nvmlDeviceGetCount_v2, (unsigned int* count), (count), true)                           \
-  NVML_FN(nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t* device),             \
-          (index, device), true)                                                                 \
-  NVML_FN(nvmlDeviceGetName, (nvmlDevice_t device, char* name, unsigned int length),             \
-          (device, name, length), false)                                                         \
-  NVML_FN(nvmlDeviceGetUUID, (nvmlDevice_t device, char* uuid, unsigned int length),             \
-          (device, uuid, length), false)                                                         \
-  NVML_FN(nvmlDeviceGetSerial, (nvmlDevice_t device, char* serial, unsigned int length),         \
-          (device, serial, length), false)                                                       \
-  NVML_FN(nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t* pci), (device, pci),     \
-          false)                                                                                 \
-  NVML_FN(nvmlDeviceGetVbiosVersion, (nvmlDevice_t device, char* version, unsigned int length),  \
-          (device, version, length), false)                                                      \
-  NVML_FN(nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int* minor), (device, minor), \
-          false)                                                                                 \
-  NVML_FN(nvmlDeviceGetPersistenceMode, (nvmlDevice_t device, nvmlEnableState_t* mode),          \
-          (device, mode), false)                                                                 \
-  NVML_FN(nvmlDeviceGetPerformanceState, (nvmlDevice_t device, int* pstate), (device, pstate),   \
-          false)                                                                                 \
-  NVML_FN(nvmlDeviceGetUtilizationRates, (nvmlDevice_t device, nvmlUtilization_t* util),         \
-          (device, util), false)                                                                 \
-  NVML_FN(nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t* memory), (device, memory), \
-          false)                                                                                 \
-  NVML_FN(nvmlDeviceGetClockInfo, (nvmlDevice_t device, int type, unsigned int* clock),          \
-          (device, type, clock), false)                                                          \
-  NVML_FN(nvmlDeviceGetMaxClockInfo, (nvmlDevice_t device, int type, unsigned int* clock),       \
-          (device, type, clock), false)                                                          \
-  NVML_FN(nvmlDeviceGetCurrentClocksEventReasons,                                                \
-          (nvmlDevice_t device, unsigned long long* reasons), (device, reasons), false)          \
-  NVML_FN(nvmlDeviceGetCurrentClocksThrottleReasons,                                             \
-          (nvmlDevice_t device, unsigned long long* reasons), (device, reasons), false)          \
-  NVML_FN(nvmlDeviceGetTemperature, (nvmlDevice_t device, int sensor, unsigned int* temp),       \
-          (device, sensor, temp), false)                                                         \
-  NVML_FN(nvmlDeviceGetTemperatureThreshold,                                                     \
-          (nvmlDevice_t device, int threshold, unsigned int* temp), (device, threshold, temp),   \
-          false)                                                                                 \
-  NVML_FN(nvmlDeviceGetPowerUsage, (nvmlDevice_t device, unsigned int* milliwatts),              \
-          (device, milliwatts), false)                                                           \
-  NVML_FN(nvmlDeviceGetEnforcedPowerLimit, (nvmlDevice_t device, unsigned int* milliwatts),      \
-          (device, milliwatts), false)                                                           \
-  NVML_FN(nvmlDeviceGetPowerManagementDefaultLimit,                                              \
-          (nvmlDevice_t device, unsigned int* milliwatts), (device, milliwatts), false)          \
-  NVML_FN(nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t device, unsigned long long* mj),    \
-          (device, mj), false)                                                                   \
-  NVML_FN(nvmlDeviceGetCurrPcieLinkGeneration, (nvmlDevice_t device, unsigned int* gen),         \
-          (device, gen), false)                                                                  \
-  NVML_FN(nvmlDeviceGetMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int* gen),          \
-          (device, gen), false)                                                                  \
-  NVML_FN(nvmlDeviceGetCurrPcieLinkWidth, (nvmlDevice_t device, unsigned int* width),            \
-          (device, width), false)                                                                \
-  NVML_FN(nvmlDeviceGetMaxPcieLinkWidth, (nvmlDevice_t device, unsigned int* width),             \
-          (device, width), false)                                                                \
-  NVML_FN(nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device, unsigned int* count),            \
-          (device, count), false)                                                                \
-  NVML_FN(nvmlDeviceGetEccMode,                                                                  \
-          (nvmlDevice_t device, nvmlEnableState_t* current, nvmlEnableState_t* pending),         \
-          (device, current, pending), false)                                                     \
-  NVML_FN(nvmlDeviceGetTotalEccErrors,                                                           \
-          (nvmlDevice_t device, int error_type, int counter_type, unsigned long long* count),    \
-          (device, error_type, counter_type, count), false)                                      \
-  NVML_FN(nvmlDeviceGetRetiredPages,                                                             \
-          (nvmlDevice_t device, int cause, unsigned int* page_count,                             \
-           unsigned long long* addresses),                                                       \
-          (device, cause, page_count, addresses), false)                                         \
-  NVML_FN(nvmlDeviceGetRetiredPagesPendingStatus,                                                \
-          (nvmlDevice_t device, nvmlEnableState_t* pending), (device, pending), false)           \
-  NVML_FN(nvmlDeviceGetRemappedRows,                                                             \
-          (nvmlDevice_t device, unsigned int* corr_rows, unsigned int* unc_rows,                 \
-           unsigned int* is_pending, unsigned int* failure_occurred),                            \
-          (device, corr_rows, unc_rows, is_pending, failure_occurred), false)                    \
-  NVML_FN(nvmlDeviceGetMigMode,                                                                  \
-          (nvmlDevice_t device, unsigned int* current, unsigned int* pending),                   \
-          (device, current, pending), false)                                                     \
-  NVML_FN(nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t device, unsigned int* count),            \
-          (device, count), false)                                                                \
-  NVML_FN(nvmlDeviceGetMigDeviceHandleByIndex,                                                   \
-          (nvmlDevice_t device, unsigned int index, nvmlDevice_t* mig_device),                   \
-          (device, index, mig_device), false)                                                    \
-  NVML_FN(nvmlDeviceGetNvLinkState,                                                              \
-          (nvmlDevice_t device, unsigned int link, nvmlEnableState_t* active),                   \
-          (device, link, active), false)                                                         \
-  NVML_FN(nvmlDeviceGetNvLinkErrorCounter,                                                       \
-          (nvmlDevice_t device, unsigned int link, int counter, unsigned long long* value),      \
-          (device, link, counter, value), false)                                                 \
-  NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3,                                               \
-          (nvmlDevice_t device, unsigned int* count, nvmlProcessInfo_t* infos),                  \
-          (device, count, infos), false)                                                         \
-  NVML_FN(nvmlDeviceGetPcieThroughput, (nvmlDevice_t device, int counter, unsigned int* kbps),   \
-          (device, counter, kbps), false)                                                        \
-  NVML_FN(nvmlDeviceGetProcessUtilization,                                                       \
-          (nvmlDevice_t device, nvmlProcessUtilizationSample_t* samples, unsigned int* count,    \
-           unsigned long long last_seen_us),                                                     \
-          (device, samples, count, last_seen_us), false)                                         \
-  NVML_FN(nvmlGpmQueryDeviceSupport, (nvmlDevice_t device, nvmlGpmSupport_t* support),           \
-          (device, support), false)                                                              \
-  NVML_FN(nvmlGpmSampleAlloc, (nvmlGpmSample_t* sample), (sample), false)                        \
-  NVML_FN(nvmlGpmSampleFree, (nvmlGpmSample_t sample), (sample), false)                          \
-  NVML_FN(nvmlGpmSampleGet, (nvmlDevice_t device, nvmlGpmSample_t sample), (device, sample),     \
-          false)                                                                                 \
-  NVML_FN(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t* metrics), (metrics), false)
+#define NVML_API_FUNCTIONS(NVML_FN)                                                                \
+  NVML_FN(nvmlInit_v2, (), (), true)                                                               \
+  NVML_FN(nvmlShutdown, (), (), true)                                                              \
+  NVML_FN(nvmlSystemGetDriverVersion, (char* version, unsigned int length), (version, length),     \
+          true)                                                                                    \
+  NVML_FN(nvmlSystemGetNVMLVersion, (char* version, unsigned int length), (version, length),       \
+          false)                                                                                   \
+  NVML_FN(nvmlSystemGetCudaDriverVersion_v2, (int* version), (version), false)                     \
+  NVML_FN(nvmlDeviceGetCount_v2, (unsigned int* count), (count), true)                             \
+  NVML_FN(nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t* device),               \
+          (index, device), true)                                                                   \
+  NVML_FN(nvmlDeviceGetName, (nvmlDevice_t device, char* name, unsigned int length),               \
+          (device, name, length), false)                                                           \
+  NVML_FN(nvmlDeviceGetUUID, (nvmlDevice_t device, char* uuid, unsigned int length),               \
+          (device, uuid, length), false)                                                           \
+  NVML_FN(nvmlDeviceGetSerial, (nvmlDevice_t device, char* serial, unsigned int length),           \
+          (device, serial, length), false)                                                         \
+  NVML_FN(nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t * pci), (device, pci),      \
+          false)                                                                                   \
+  NVML_FN(nvmlDeviceGetVbiosVersion, (nvmlDevice_t device, char* version, unsigned int length),    \
+          (device, version, length), false)                                                        \
+  NVML_FN(nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int* minor), (device, minor),   \
+          false)                                                                                   \
+  NVML_FN(nvmlDeviceGetPersistenceMode, (nvmlDevice_t device, nvmlEnableState_t * mode),           \
+          (device, mode), false)                                                                   \
+  NVML_FN(nvmlDeviceGetPerformanceState, (nvmlDevice_t device, int* pstate), (device, pstate),     \
+          false)                                                                                   \
+  NVML_FN(nvmlDeviceGetUtilizationRates, (nvmlDevice_t device, nvmlUtilization_t * util),          \
+          (device, util), false)                                                                   \
+  NVML_FN(nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t * memory), (device, memory), \
+          false)                                                                                   \
+  NVML_FN(nvmlDeviceGetClockInfo, (nvmlDevice_t device, int type, unsigned int* clock),            \
+          (device, type, clock), false)                                                            \
+  NVML_FN(nvmlDeviceGetMaxClockInfo, (nvmlDevice_t device, int type, unsigned int* clock),         \
+          (device, type, clock), false)                                                            \
+  NVML_FN(nvmlDeviceGetCurrentClocksEventReasons,                                                  \
+          (nvmlDevice_t device, unsigned long long* reasons), (device, reasons), false)            \
+  NVML_FN(nvmlDeviceGetCurrentClocksThrottleReasons,                                               \
+          (nvmlDevice_t device, unsigned long long* reasons), (device, reasons), false)            \
+  NVML_FN(nvmlDeviceGetTemperature, (nvmlDevice_t device, int sensor, unsigned int* temp),         \
+          (device, sensor, temp), false)                                                           \
+  NVML_FN(nvmlDeviceGetTemperatureThreshold,                                                       \
+          (nvmlDevice_t device, int threshold, unsigned int* temp), (device, threshold, temp),     \
+          false)                                                                                   \
+  NVML_FN(nvmlDeviceGetPowerUsage, (nvmlDevice_t device, unsigned int* milliwatts),                \
+          (device, milliwatts), false)                                                             \
+  NVML_FN(nvmlDeviceGetEnforcedPowerLimit, (nvmlDevice_t device, unsigned int* milliwatts),        \
+          (device, milliwatts), false)                                                             \
+  NVML_FN(nvmlDeviceGetPowerManagementDefaultLimit,                                                \
+          (nvmlDevice_t device, unsigned int* milliwatts), (device, milliwatts), false)            \
+  NVML_FN(nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t device, unsigned long long* mj),      \
+          (device, mj), false)                                                                     \
+  NVML_FN(nvmlDeviceGetCurrPcieLinkGeneration, (nvmlDevice_t device, unsigned int* gen),           \
+          (device, gen), false)                                                                    \
+  NVML_FN(nvmlDeviceGetMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int* gen),            \
+          (device, gen), false)                                                                    \
+  NVML_FN(nvmlDeviceGetCurrPcieLinkWidth, (nvmlDevice_t device, unsigned int* width),              \
+          (device, width), false)                                                                  \
+  NVML_FN(nvmlDeviceGetMaxPcieLinkWidth, (nvmlDevice_t device, unsigned int* width),               \
+          (device, width), false)                                                                  \
+  NVML_FN(nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device, unsigned int* count),              \
+          (device, count), false)                                                                  \
+  NVML_FN(nvmlDeviceGetEccMode,                                                                    \
+          (nvmlDevice_t device, nvmlEnableState_t * current, nvmlEnableState_t * pending),         \
+          (device, current, pending), false)                                                       \
+  NVML_FN(nvmlDeviceGetTotalEccErrors,                                                             \
+          (nvmlDevice_t device, int error_type, int counter_type, unsigned long long* count),      \
+          (device, error_type, counter_type, count), false)                                        \
+  NVML_FN(                                                                                         \
+      nvmlDeviceGetRetiredPages,                                                                   \
+      (nvmlDevice_t device, int cause, unsigned int* page_count, unsigned long long* addresses),   \
+      (device, cause, page_count, addresses), false)                                               \
+  NVML_FN(nvmlDeviceGetRetiredPagesPendingStatus,                                                  \
+          (nvmlDevice_t device, nvmlEnableState_t * pending), (device, pending), false)            \
+  NVML_FN(nvmlDeviceGetRemappedRows,                                                               \
+          (nvmlDevice_t device, unsigned int* corr_rows, unsigned int* unc_rows,                   \
+           unsigned int* is_pending, unsigned int* failure_occurred),                              \
+          (device, corr_rows, unc_rows, is_pending, failure_occurred), false)                      \
+  NVML_FN(nvmlDeviceGetMigMode,                                                                    \
+          (nvmlDevice_t device, unsigned int* current, unsigned int* pending),                     \
+          (device, current, pending), false)                                                       \
+  NVML_FN(nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t device, unsigned int* count),              \
+          (device, count), false)                                                                  \
+  NVML_FN(nvmlDeviceGetMigDeviceHandleByIndex,                                                     \
+          (nvmlDevice_t device, unsigned int index, nvmlDevice_t* mig_device),                     \
+          (device, index, mig_device), false)                                                      \
+  NVML_FN(nvmlDeviceGetNvLinkState,                                                                \
+          (nvmlDevice_t device, unsigned int link, nvmlEnableState_t* active),                     \
+          (device, link, active), false)                                                           \
+  NVML_FN(nvmlDeviceGetNvLinkErrorCounter,                                                         \
+          (nvmlDevice_t device, unsigned int link, int counter, unsigned long long* value),        \
+          (device, link, counter, value), false)                                                   \
+  NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3,                                                 \
+          (nvmlDevice_t device, unsigned int* count, nvmlProcessInfo_t* infos),                    \
+          (device, count, infos), false)                                                           \
+  NVML_FN(nvmlDeviceGetPcieThroughput, (nvmlDevice_t device, int counter, unsigned int* kbps),     \
+          (device, counter, kbps), false)                                                          \
+  NVML_FN(nvmlDeviceGetProcessUtilization,                                                         \
+          (nvmlDevice_t device, nvmlProcessUtilizationSample_t * samples, unsigned int* count,     \
+           unsigned long long last_seen_us),                                                       \
+          (device, samples, count, last_seen_us), false)                                           \
+  NVML_FN(nvmlGpmQueryDeviceSupport, (nvmlDevice_t device, nvmlGpmSupport_t * support),            \
+          (device, support), false)                                                                \
+  NVML_FN(nvmlGpmSampleAlloc, (nvmlGpmSample_t * sample), (sample), false)                         \
+  NVML_FN(nvmlGpmSampleFree, (nvmlGpmSample_t sample), (sample), false)                            \
+  NVML_FN(nvmlGpmSampleGet, (nvmlDevice_t device, nvmlGpmSample_t sample), (device, sample),       \
+          false)                                                                                   \
+  NVML_FN(nvmlGpmMetricsGet, (nvmlGpmMetricsGet_t * metrics), (metrics), false)

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "sources/nvml/bounded_call.h"
-#include "sources/sampler/gpu_sample_batch.h"
 #include "sources/nvml/nvml_loader.h"
+#include "sources/sampler/gpu_sample_batch.h"
 #include "util/file.h"
 #include "util/strings.h"
 

@@ -9,10 +9,10 @@
 
 #include "sources/host/cgroup.h"
 #include "sources/host/cpu_sources.h"
+#include "sources/host/system_info.h"
 #include "sources/sampler/gpu_sampler.h"
 #include "sources/sampler/host_sampler.h"
 #include "sources/sampler/process_sampler.h"
-#include "sources/host/system_info.h"
 
 namespace gpuvet {
 

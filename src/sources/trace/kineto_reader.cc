@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-#include "util/json_stream.h"
 #include "sources/trace/kineto_builder.h"
 #include "sources/trace/kineto_schema.h"
+#include "util/json_stream.h"
 #include "util/strings.h"
 
 namespace gpuvet {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "testing/nsys_export_for_test.h"
 #include "sources/trace/nsys_kinds.h"
+#include "testing/nsys_export_for_test.h"
 
 namespace gpuvet {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "testing/nsys_export_for_test.h"
 #include "sources/trace/nsys_reader.h"
 #include "sources/trace/trace_input.h"
+#include "testing/nsys_export_for_test.h"
 
 namespace gpuvet {
 namespace {
