@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/hw/pcie.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -94,13 +95,6 @@ bool IsCopy(std::string_view id) {
 
 }  // namespace
 
-double PcieTheoreticalGbps(int gen, int width) {
-  static constexpr double kGtPerLane[] = {0, 2.5, 5, 8, 16, 32, 64};
-  if (gen < 1 || gen > 6 || width <= 0) return 0;
-  double encoding = gen < 3 ? 8.0 / 10.0 : 128.0 / 130.0;
-  return kGtPerLane[gen] * encoding * width / 8.0;
-}
-
 double MemoryTheoreticalGbps(double mem_clock_mhz, int bus_bits) {
   if (mem_clock_mhz <= 0 || bus_bits <= 0) return 0;
   return mem_clock_mhz * 1e6 * 2 * (bus_bits / 8.0) / 1e9;
@@ -148,7 +142,7 @@ Expected ExpectedFor(const BenchGpu& gpu, std::string_view id) {
   if (IsCopy(id)) {
     int gen = gpu.pcie_gen_max.has() ? *gpu.pcie_gen_max : 0;
     int width = gpu.pcie_width_max.has() ? *gpu.pcie_width_max : 0;
-    double link = PcieTheoreticalGbps(gen, width);
+    double link = PcieLinkGbps(gen, width);
     if (model && model->h2d_gbps > 0 && (link == 0 || model->h2d_gbps <= link)) {
       return {model->h2d_gbps,
               fmt::format("{}: {} GB/s ({})", model->key, model->h2d_gbps, model->h2d_source)};

@@ -1,6 +1,7 @@
 // What a GPU and its link should deliver, for judging `gpuvet bench` figures: theoretical peaks
-// computed from what the driver reports (PCIe gen × width, memory clock × bus width, SMs × clock),
-// and a built-in table of per-model datasheet peaks and typical achieved values, each sourced.
+// computed from what the driver reports (PCIe gen × width via core/hw/pcie.h, memory clock × bus
+// width, SMs × clock), and a built-in table of per-model datasheet peaks and typical achieved
+// values, each sourced.
 #pragma once
 
 #include <string>
@@ -15,12 +16,6 @@ struct Expected {
   double value = 0;
   std::string basis;  // e.g. "PCIe Gen5 x16: 63.0 GB/s theoretical × 0.85 achievable"
 };
-
-// Theoretical one-direction PCIe bandwidth in GB/s (1e9 B/s): lanes × GT/s × encoding / 8.
-// Gen1 2.5, Gen2 5, Gen3 8, Gen4 16, Gen5 32, Gen6 64 GT/s; 8b/10b below Gen3, 128b/130b from
-// Gen3 (PCI-SIG base specifications; Gen6 FLIT overhead is ignored). 0 for unknown gen or width.
-// Gen4 x16 ≈ 31.5, Gen5 x16 ≈ 63.0.
-double PcieTheoreticalGbps(int gen, int width);
 
 // Theoretical DRAM bandwidth in GB/s: memory clock (as CUDA reports it) × 2 (DDR) × bus bytes.
 // Matches datasheets for HBM2/HBM2e/HBM3 and GDDR6 as reported by cuDeviceGetAttribute (e.g.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/hw/pcie.h"
 #include "rules/bench_expectations.h"
 
 namespace gpuvet {
@@ -61,11 +62,11 @@ const Finding* Find(const BenchJudgement& j, const std::string& id, Severity s) 
 }
 
 TEST(BenchExpectationsTest, Theory) {
-  EXPECT_NEAR(PcieTheoreticalGbps(4, 16), 31.5, 0.1);
-  EXPECT_NEAR(PcieTheoreticalGbps(5, 16), 63.0, 0.1);
-  EXPECT_NEAR(PcieTheoreticalGbps(2, 16), 8.0, 0.01);  // 8b/10b
-  EXPECT_EQ(PcieTheoreticalGbps(0, 16), 0);
-  EXPECT_EQ(PcieTheoreticalGbps(7, 16), 0);
+  EXPECT_NEAR(PcieLinkGbps(4, 16), 31.5, 0.1);
+  EXPECT_NEAR(PcieLinkGbps(5, 16), 63.0, 0.1);
+  EXPECT_NEAR(PcieLinkGbps(2, 16), 8.0, 0.01);  // 8b/10b
+  EXPECT_EQ(PcieLinkGbps(0, 16), 0);
+  EXPECT_EQ(PcieLinkGbps(7, 16), 0);
   EXPECT_NEAR(MemoryTheoreticalGbps(2619, 5120), 3352, 1);
   EXPECT_NEAR(Fp32TheoreticalTflops(H100()), 66.9, 0.1);
   EXPECT_EQ(Fp32LanesPerSm(7, 0), 64);

@@ -4,20 +4,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <set>
 
+#include "core/hw/pcie.h"
 #include "rules/rules.h"
 #include "util/strings.h"
 
 namespace gpuvet {
 
 namespace {
-
-// PCIe base specification transfer rate per generation, GT/s (index = generation).
-constexpr double kGenSpeedGts[] = {0, 2.5, 5, 8, 16, 32, 64};
-constexpr int kMaxGen = 6;
 
 // DCGM pcie diagnostic "max_pcie_replays": the raw-count limit used when no rate can be formed.
 constexpr uint64_t kReplayCountMax = 80;
@@ -76,13 +72,6 @@ Activity ActivityOf(const GpuState* gpu, const Thresholds& t) {
            ""}};
 }
 
-std::optional<int> GenFromSpeed(double gts) {
-  for (int gen = 1; gen <= kMaxGen; ++gen) {
-    if (std::fabs(kGenSpeedGts[gen] - gts) < 0.01) return gen;
-  }
-  return std::nullopt;
-}
-
 template <typename T>
 void NoteError(const Reading<T>& r, std::string_view name, std::vector<std::string>& errors) {
   if (r.error()) errors.push_back(fmt::format("{}: {}", name, r.note));
@@ -135,8 +124,8 @@ LinkPair GenOf(const GpuState* gpu, const PciFunction* fn) {
   if (fn != nullptr) {
     const PciLink& l = fn->link;
     if (l.speed_gts.has() && l.max_speed_gts.has()) {
-      std::optional<int> cur = GenFromSpeed(*l.speed_gts), max = GenFromSpeed(*l.max_speed_gts);
-      if (cur && max) return Value(*cur, *max, "sysfs");
+      const int cur = PcieGenFromGts(*l.speed_gts), max = PcieGenFromGts(*l.max_speed_gts);
+      if (cur != 0 && max != 0) return Value(cur, max, "sysfs");
       errors.push_back(fmt::format("sysfs link speed {} / max {} GT/s is not a PCIe rate",
                                    *l.speed_gts, *l.max_speed_gts));
     }
@@ -338,9 +327,10 @@ void CheckReplay(const Target& t, const Thresholds& th, const HostState& host,
   const LinkPair gen = GenOf(t.gpu, fn), width = WidthOf(t.gpu, fn);
   std::optional<double> minutes = UptimeMinutes(host);
   std::vector<Evidence> ev = {{"replay_count", std::to_string(count), ""}};
+  const double lane_gts = gen.state == LinkPair::State::kValue ? PcieGenGts(gen.max) : 0;
   if (gen.state == LinkPair::State::kValue && width.state == LinkPair::State::kValue && minutes &&
-      gen.max >= 1 && gen.max <= kMaxGen) {
-    const double budget = th.pcie_replay_ber * kGenSpeedGts[gen.max] * 1e9 * 60 * width.max;
+      lane_gts > 0) {
+    const double budget = th.pcie_replay_ber * lane_gts * 1e9 * 60 * width.max;
     // The counter accumulates since the driver loaded; uptime is an upper bound on that time,
     // so the rate is a lower bound.
     const double rate = static_cast<double>(count) / *minutes;

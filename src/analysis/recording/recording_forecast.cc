@@ -9,6 +9,7 @@
 
 #include "analysis/recording/recording_labels.h"
 #include "core/hw/gpu_specs.h"
+#include "core/hw/pcie.h"
 
 namespace gpuvet {
 

@@ -5,6 +5,7 @@
 
 #include "analysis/recording/recording_analyze.h"
 #include "core/hw/gpu_specs.h"
+#include "core/hw/pcie.h"
 #include "testing/recording_builder.h"
 
 namespace gpuvet {

@@ -9,6 +9,7 @@
 
 #include "core/gpu_state.h"
 #include "core/hw/gpu_specs.h"
+#include "core/hw/pcie.h"
 
 namespace gpuvet {
 

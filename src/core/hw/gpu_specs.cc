@@ -117,13 +117,6 @@ const GpuSpec* FindGpuSpec(std::string_view name) {
   return nullptr;
 }
 
-double PcieLinkGbps(int gen, int width) {
-  static constexpr double kGtPerLane[] = {0, 2.5, 5, 8, 16, 32, 64};
-  if (gen < 1 || gen > 6 || width <= 0) return 0;
-  double encoding = gen < 3 ? 8.0 / 10.0 : 128.0 / 130.0;
-  return kGtPerLane[gen] * encoding * width / 8.0;
-}
-
 std::string GpuSpecKeys() {
   std::vector<std::string> keys;
   for (const SpecRow& r : kRows) keys.emplace_back(r.spec.key);

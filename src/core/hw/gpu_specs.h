@@ -1,5 +1,6 @@
 // The GPU spec table of the upgrade forecast: per model the dense FP16/BF16 tensor and FP32
-// throughput, memory bandwidth and host link, each row citing its datasheet (gpu_specs.cc).
+// throughput, memory bandwidth and host link, each row citing its datasheet (gpu_specs.cc); the
+// link's bandwidth comes from core/hw/pcie.h.
 // Models are matched by the name NVML reports (RecordedGpu::name) or by a short key ("H200").
 #pragma once
 
@@ -25,10 +26,6 @@ std::span<const GpuSpec> GpuSpecs();
 // The row for an NVML name ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB") or a key given on
 // the command line ("h200", "H100 PCIe", "a100-80gb"), case-insensitive; nullptr when unknown.
 const GpuSpec* FindGpuSpec(std::string_view name);
-
-// Theoretical one-direction PCIe bandwidth in GB/s: lanes × GT/s × encoding / 8 (Gen1–2
-// 8b/10b, Gen3+ 128b/130b; PCI-SIG base specifications). 0 for an unknown gen or width.
-double PcieLinkGbps(int gen, int width);
 
 // The keys joined for error messages: "A100 40GB, A100 80GB, ...".
 std::string GpuSpecKeys();

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/hw/pcie.h"
 #include "sources/bench/bench_affinity.h"
 #include "sources/bench/bench_cuda.h"
 #include "sources/bench/bench_gpu_info.h"
@@ -566,9 +567,9 @@ TEST(BenchEngineHelpers, Summarise) {
   EXPECT_DOUBLE_EQ(m.max, 10);
   EXPECT_EQ(bench::FormatBytes(64 * kMiB), "64 MiB");
   EXPECT_EQ(bench::FormatBytes(8), "8 B");
-  EXPECT_EQ(bench::PcieGenFromSpeed(16.0), 4);
-  EXPECT_EQ(bench::PcieGenFromSpeed(2.5), 1);
-  EXPECT_EQ(bench::PcieGenFromSpeed(7.0), 0);
+  EXPECT_EQ(PcieGenFromGts(16.0), 4);
+  EXPECT_EQ(PcieGenFromGts(2.5), 1);
+  EXPECT_EQ(PcieGenFromGts(7.0), 0);
 }
 
 }  // namespace

@@ -3,8 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
+#include "core/hw/pcie.h"
 #include "sources/bench/bench_cuda.h"
 #include "sources/host/pci_sysfs.h"
 #include "sources/nvml/nvml_source.h"
@@ -17,7 +16,7 @@ namespace {
 template <typename T>
 Reading<int> GenReading(const Reading<T>& speed) {
   if (speed.has()) {
-    const int gen = PcieGenFromSpeed(*speed);
+    const int gen = PcieGenFromGts(*speed);
     if (gen == 0) return Reading<int>::Error(fmt::format("unknown PCIe link rate {} GT/s", *speed));
     return Reading<int>::Of(gen);
   }
@@ -60,19 +59,6 @@ void ReadSysfs(const HostPaths& paths, BenchGpu& gpu) {
 }
 
 }  // namespace
-
-int PcieGenFromSpeed(double gts) {
-  struct Rate {
-    double gts;
-    int gen;
-  };
-  // Per-lane signalling rates of PCIe 1.0 through 6.0 (PCI-SIG base specifications).
-  constexpr Rate kRates[] = {{2.5, 1}, {5, 2}, {8, 3}, {16, 4}, {32, 5}, {64, 6}};
-  for (const Rate& r : kRates) {
-    if (std::fabs(gts - r.gts) < 0.01) return r.gen;
-  }
-  return 0;
-}
 
 Reading<int> ReadPcieGen(const HostPaths& paths, const std::string& address) {
   if (!IsPciAddress(address)) {

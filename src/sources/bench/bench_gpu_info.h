@@ -19,11 +19,8 @@ namespace gpuvet::bench {
 // (cuDeviceGet); single attributes that fail are left 0, sysfs fields carry their own Reading.
 Result<BenchGpu> DescribeGpu(const CudaLibrary& cuda, int ordinal, const HostPaths& paths);
 
-// PCIe generation for a link rate in GT/s (PCI-SIG: 2.5 -> 1, 5 -> 2, 8 -> 3, 16 -> 4, 32 -> 5,
-// 64 -> 6); 0 for a rate that is none of these.
-int PcieGenFromSpeed(double gts);
-
-// Reads /sys/bus/pci/devices/ADDRESS/current_link_speed now and maps it to a generation. Cheap
+// Reads /sys/bus/pci/devices/ADDRESS/current_link_speed now and maps it to a generation
+// (PcieGenFromGts, core/hw/pcie.h; an unknown rate is an error reading). Cheap
 // (one small file), so it can run while a copy is in flight: that is the "loaded" reading.
 Reading<int> ReadPcieGen(const HostPaths& paths, const std::string& address);
 
