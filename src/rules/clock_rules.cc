@@ -10,30 +10,6 @@ namespace gpuvet {
 
 namespace {
 
-// Whether the GPU is loaded: busy at or above busy_util_pct unless NVML says it is idle.
-struct Activity {
-  bool busy = false;
-  Evidence evidence;
-};
-
-Activity ActivityOf(const GpuState& gpu, const Thresholds& t) {
-  if (!gpu.gpu_util_pct.has()) {
-    std::string why = gpu.gpu_util_pct.note.empty() ? "not read" : gpu.gpu_util_pct.note;
-    return {false, {"gpu_util_pct", fmt::format("unknown ({}): treated as idle", why), ""}};
-  }
-  const int util = *gpu.gpu_util_pct;
-  if (gpu.clock_event_reasons.has() && (*gpu.clock_event_reasons & clock_reason::kGpuIdle)) {
-    return {false, {"gpu_util_pct", fmt::format("{} (idle: GPU idle clock reason set)", util), ""}};
-  }
-  // The busy threshold classifies the GPU; it is not an expectation of the value.
-  const bool busy = util >= t.busy_util_pct;
-  return {busy,
-          {"gpu_util_pct",
-           fmt::format("{} ({}: busy at >= busy_util_pct {})", util, busy ? "busy" : "idle",
-                       t.busy_util_pct),
-           ""}};
-}
-
 // Reasons that lower clocks for a cause another finding reports (so a low clock is explained).
 constexpr uint64_t kExplainingReasons =
     clock_reason::kSwPowerCap | clock_reason::kHwSlowdown | clock_reason::kSwThermalSlowdown |
@@ -72,7 +48,7 @@ void AddIf(std::vector<Evidence>& ev, std::string name, const Reading<T>& r,
   if (r.has()) ev.push_back({std::move(name), fmt::format("{}", *r), std::move(threshold)});
 }
 
-void CheckThrottle(const GpuState& gpu, const Activity& activity, std::vector<Finding>& out) {
+void CheckThrottle(const GpuState& gpu, const GpuActivity& activity, std::vector<Finding>& out) {
   const std::string subject = GpuSubject(gpu);
   const Reading<uint64_t>& reasons = gpu.clock_event_reasons;
   if (reasons.error()) {
@@ -159,7 +135,7 @@ void CheckThrottle(const GpuState& gpu, const Activity& activity, std::vector<Fi
   }
 }
 
-void CheckSmClock(const GpuState& gpu, const Activity& activity, const Thresholds& t,
+void CheckSmClock(const GpuState& gpu, const GpuActivity& activity, const Thresholds& t,
                   std::vector<Finding>& out) {
   const std::string subject = GpuSubject(gpu);
   std::vector<Evidence> ev = {activity.evidence};
@@ -302,7 +278,7 @@ void CheckClocks(const CheckInput& in, const Policy& policy, std::vector<Finding
   const Thresholds& t = policy.thresholds;
   for (const GpuState& gpu : in.gpus.gpus) {
     if (!Evaluable(gpu)) continue;  // gpu.lost / gpu.query_failed report it
-    const Activity activity = ActivityOf(gpu, t);
+    const GpuActivity activity = GpuActivityOf(&gpu, t);
     CheckThrottle(gpu, activity, out);
     CheckSmClock(gpu, activity, t, out);
     CheckThermalMargin(gpu, t, out);

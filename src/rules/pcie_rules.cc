@@ -26,12 +26,6 @@ struct Target {
   const GpuPciTopology* topo;  // nullptr: not found in sysfs
 };
 
-// Whether the GPU is loaded, for checks whose answer depends on it (the link slows when idle).
-struct Activity {
-  bool busy = false;
-  Evidence evidence;
-};
-
 // A current/maximum pair of one link property, where it came from, or why it is missing.
 struct LinkPair {
   enum class State { kSkip, kValue, kError };
@@ -50,27 +44,6 @@ struct Verdict {
   std::string decision;   // empty: the catalogue's text
   std::string meaning{};  // empty: the catalogue's text (initialised: most verdicts omit it)
 };
-
-Activity ActivityOf(const GpuState* gpu, const Thresholds& t) {
-  if (gpu == nullptr) {
-    return {false, {"gpu_util_pct", "unknown (no NVML reading): treated as idle", ""}};
-  }
-  if (!gpu->gpu_util_pct.has()) {
-    std::string why = gpu->gpu_util_pct.note.empty() ? "not read" : gpu->gpu_util_pct.note;
-    return {false, {"gpu_util_pct", fmt::format("unknown ({}): treated as idle", why), ""}};
-  }
-  const int util = *gpu->gpu_util_pct;
-  if (gpu->clock_event_reasons.has() && (*gpu->clock_event_reasons & clock_reason::kGpuIdle)) {
-    return {false, {"gpu_util_pct", fmt::format("{} (idle: GPU idle clock reason set)", util), ""}};
-  }
-  // The busy threshold classifies the GPU; it is not an expectation of the value.
-  const bool busy = util >= t.busy_util_pct;
-  return {busy,
-          {"gpu_util_pct",
-           fmt::format("{} ({}: busy at >= busy_util_pct {})", util, busy ? "busy" : "idle",
-                       t.busy_util_pct),
-           ""}};
-}
 
 template <typename T>
 void NoteError(const Reading<T>& r, std::string_view name, std::vector<std::string>& errors) {
@@ -168,7 +141,7 @@ std::string BandwidthLoss(int gens_lost) {
   return fmt::format("host-device bandwidth cut to about 1/{}", 1 << std::min(gens_lost, 5));
 }
 
-std::optional<Verdict> GenVerdict(const LinkPair& p, const Activity& activity) {
+std::optional<Verdict> GenVerdict(const LinkPair& p, const GpuActivity& activity) {
   switch (p.state) {
     case LinkPair::State::kSkip:
       return std::nullopt;
@@ -368,7 +341,7 @@ void CheckTarget(const Target& t, const HostState& host, const Thresholds& th,
   const PciFunction* fn = t.topo != nullptr ? &t.topo->gpu : nullptr;
   const PciFunction* bridge =
       t.topo != nullptr && t.topo->upstream_bridge ? &*t.topo->upstream_bridge : nullptr;
-  const Activity activity = ActivityOf(t.gpu, th);
+  const GpuActivity activity = GpuActivityOf(t.gpu, th);
 
   auto bridge_width = bridge ? WidthVerdict(WidthOf(nullptr, bridge)) : std::nullopt;
   EmitPair("pcie.link_width_reduced", t, WidthVerdict(WidthOf(t.gpu, fn)), bridge_width, out);

@@ -26,6 +26,27 @@ const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_addres
   return nullptr;
 }
 
+GpuActivity GpuActivityOf(const GpuState* gpu, const Thresholds& t) {
+  if (gpu == nullptr) {
+    return {false, {"gpu_util_pct", "unknown (no NVML reading): treated as idle", ""}};
+  }
+  if (!gpu->gpu_util_pct.has()) {
+    std::string why = gpu->gpu_util_pct.note.empty() ? "not read" : gpu->gpu_util_pct.note;
+    return {false, {"gpu_util_pct", fmt::format("unknown ({}): treated as idle", why), ""}};
+  }
+  const int util = *gpu->gpu_util_pct;
+  if (gpu->clock_event_reasons.has() && (*gpu->clock_event_reasons & clock_reason::kGpuIdle)) {
+    return {false, {"gpu_util_pct", fmt::format("{} (idle: GPU idle clock reason set)", util), ""}};
+  }
+  // The busy threshold classifies the GPU; it is not an expectation of the value.
+  const bool busy = util >= t.busy_util_pct;
+  return {busy,
+          {"gpu_util_pct",
+           fmt::format("{} ({}: busy at >= busy_util_pct {})", util, busy ? "busy" : "idle",
+                       t.busy_util_pct),
+           ""}};
+}
+
 Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
                     std::string summary, std::vector<Evidence> evidence) {
   assert(FindCatalogueEntry(id) != nullptr);

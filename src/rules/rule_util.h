@@ -29,6 +29,19 @@ bool Evaluable(const GpuState& gpu);
 // The sysfs topology of `gpu` (matched by PCI address), or nullptr.
 const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_address);
 
+// Whether a GPU is loaded, for checks whose answer depends on it (an idle GPU lowers its link
+// generation and its clocks, and may sit at its power cap for a moment), and the gpu_util_pct
+// evidence that says why.
+struct GpuActivity {
+  bool busy = false;
+  Evidence evidence;
+};
+
+// Busy at or above `t.busy_util_pct` GPU-Util, unless NVML's GPU-idle clock reason is set.
+// Unknown utilisation (`gpu` nullptr: a sysfs-only function; or the reading missing) counts as
+// idle, and the evidence says so.
+GpuActivity GpuActivityOf(const GpuState* gpu, const Thresholds& t);
+
 // Builds a finding; `id` must be in the catalogue (checked in debug builds and tests).
 Finding MakeFinding(std::string_view id, std::string subject, Severity severity,
                     std::string summary, std::vector<Evidence> evidence = {});
