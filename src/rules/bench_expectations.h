@@ -1,7 +1,7 @@
 // What a GPU and its link should deliver, for judging `gpuvet bench` figures: theoretical peaks
-// computed from what the driver reports (PCIe gen × width via core/hw/pcie.h, memory clock × bus
-// width, SMs × clock), and a built-in table of per-model datasheet peaks and typical achieved
-// values, each sourced.
+// computed from what the driver reports (PCIe gen × width through core/hw/pcie.h, memory clock ×
+// bus width, SMs × clock), and the per-model datasheet peaks and typical achieved values of the
+// spec table (core/hw/gpu_specs.h).
 #pragma once
 
 #include <string>
@@ -30,24 +30,9 @@ int Fp32LanesPerSm(int cc_major, int cc_minor);
 // Theoretical FP32 FMA throughput in TFLOP/s: SMs × lanes × 2 flops × max SM clock.
 double Fp32TheoreticalTflops(const BenchGpu& gpu);
 
-// A row of the built-in model table (bench_expectations.cc cites each number).
-struct GpuModelSpec {
-  std::string_view key;  // model name as written in reports, e.g. "H100 SXM"
-  double h2d_gbps;       // typical pinned H2D/D2H a healthy node reaches (0 = derive from link)
-  const char* h2d_source;
-  double memory_gbps;     // datasheet peak memory bandwidth
-  double fp32_tflops;     // datasheet peak FP32
-  double bf16_tflops;     // datasheet dense BF16 tensor (0 = none)
-  double fp16_tflops;     // datasheet dense FP16 tensor
-  const char* datasheet;  // source of the three datasheet figures
-};
-
-// The table row whose model matches `cuda_name` (cuDeviceGetName, e.g. "NVIDIA H100 80GB HBM3"),
-// or nullptr. Matching is case-insensitive and tries the most specific models first.
-const GpuModelSpec* FindGpuModel(std::string_view cuda_name);
-
 // The expectation for measurement `id` (core/bench.h ids) on `gpu`: the policy's absolute
-// minimum when set (handled by the caller), else the model table, else theory. Latencies and
+// minimum when set (handled by the caller), else the model's row in the spec table (found by
+// FindGpuSpec on the CUDA name, cited by its bench_key), else theory. Latencies and
 // ratios (pageable, remote NUMA, p2p, nccl) have no per-GPU expectation here: value 0.
 Expected ExpectedFor(const BenchGpu& gpu, std::string_view id);
 

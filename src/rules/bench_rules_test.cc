@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/hw/gpu_specs.h"
 #include "core/hw/pcie.h"
 #include "rules/bench_expectations.h"
 
@@ -75,18 +76,18 @@ TEST(BenchExpectationsTest, Theory) {
 }
 
 TEST(BenchExpectationsTest, ModelTableMatchesMostSpecific) {
-  ASSERT_NE(FindGpuModel("NVIDIA H100 80GB HBM3"), nullptr);
-  EXPECT_EQ(FindGpuModel("NVIDIA H100 80GB HBM3")->key, "H100 SXM");
-  EXPECT_EQ(FindGpuModel("NVIDIA H100 PCIe")->key, "H100 PCIe");
-  EXPECT_EQ(FindGpuModel("NVIDIA A100-SXM4-40GB")->key, "A100 SXM");
-  EXPECT_EQ(FindGpuModel("NVIDIA A100-PCIE-40GB")->key, "A100 PCIe");
-  EXPECT_EQ(FindGpuModel("NVIDIA A10")->key, "A10");
-  EXPECT_EQ(FindGpuModel("NVIDIA L40S")->key, "L40S");
-  EXPECT_EQ(FindGpuModel("NVIDIA L4")->key, "L4");
-  EXPECT_EQ(FindGpuModel("Tesla T4")->key, "T4");
-  EXPECT_EQ(FindGpuModel("Tesla V100-SXM2-32GB")->key, "V100 SXM2");
-  EXPECT_EQ(FindGpuModel("NVIDIA GeForce RTX 4090"), nullptr);
-  EXPECT_EQ(FindGpuModel(""), nullptr);
+  ASSERT_NE(FindGpuSpec("NVIDIA H100 80GB HBM3"), nullptr);
+  EXPECT_EQ(FindGpuSpec("NVIDIA H100 80GB HBM3")->bench_key, "H100 SXM");
+  EXPECT_EQ(FindGpuSpec("NVIDIA H100 PCIe")->bench_key, "H100 PCIe");
+  EXPECT_EQ(FindGpuSpec("NVIDIA A100-SXM4-40GB")->bench_key, "A100 SXM");
+  EXPECT_EQ(FindGpuSpec("NVIDIA A100-PCIE-40GB")->bench_key, "A100 PCIe");
+  EXPECT_EQ(FindGpuSpec("NVIDIA A10")->bench_key, "A10");
+  EXPECT_EQ(FindGpuSpec("NVIDIA L40S")->bench_key, "L40S");
+  EXPECT_EQ(FindGpuSpec("NVIDIA L4")->bench_key, "L4");
+  EXPECT_EQ(FindGpuSpec("Tesla T4")->bench_key, "T4");
+  EXPECT_EQ(FindGpuSpec("Tesla V100-SXM2-32GB")->bench_key, "V100 SXM2");
+  EXPECT_EQ(FindGpuSpec("NVIDIA GeForce RTX 4090"), nullptr);
+  EXPECT_EQ(FindGpuSpec(""), nullptr);
 }
 
 TEST(BenchExpectationsTest, CopyExpectationFromTableOrLink) {
@@ -452,11 +453,11 @@ TEST(BenchRulesTest, BidirectionalCopiesHaveAnExpectation) {
 }
 
 TEST(BenchExpectationsTest, BlackwellAndH200Variants) {
-  EXPECT_EQ(FindGpuModel("NVIDIA B200")->key, "B200");
-  EXPECT_EQ(FindGpuModel("NVIDIA H200 NVL")->key, "H200 NVL");
-  EXPECT_EQ(FindGpuModel("NVIDIA H200")->key, "H200");
-  EXPECT_DOUBLE_EQ(FindGpuModel("NVIDIA H200 NVL")->bf16_tflops, 835);
-  EXPECT_DOUBLE_EQ(FindGpuModel("NVIDIA B200")->memory_gbps, 7700);
+  EXPECT_EQ(FindGpuSpec("NVIDIA B200")->bench_key, "B200");
+  EXPECT_EQ(FindGpuSpec("NVIDIA H200 NVL")->bench_key, "H200 NVL");
+  EXPECT_EQ(FindGpuSpec("NVIDIA H200")->bench_key, "H200");
+  EXPECT_DOUBLE_EQ(FindGpuSpec("NVIDIA H200 NVL")->bf16_tflops, 835);
+  EXPECT_DOUBLE_EQ(FindGpuSpec("NVIDIA B200")->bench_memory_gbps, 7700);
 }
 
 TEST(BenchRulesTest, PolicyMinimumsSkipAndOverrides) {

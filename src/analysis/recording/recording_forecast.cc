@@ -85,9 +85,9 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
     std::string p = part;
     if (p == "compute") {
       if (from) {
-        t.scale = from->tensor_tflops / to->tensor_tflops;
-        t.basis = fmt::format("dense FP16/BF16 tensor {:.0f} -> {:.0f} TFLOPS", from->tensor_tflops,
-                              to->tensor_tflops);
+        t.scale = from->fp16_tflops / to->fp16_tflops;
+        t.basis = fmt::format("dense FP16/BF16 tensor {:.0f} -> {:.0f} TFLOPS", from->fp16_tflops,
+                              to->fp16_tflops);
       } else {
         t.basis = "current GPU not in the spec table: assumed unchanged";
       }

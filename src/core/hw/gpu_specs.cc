@@ -1,5 +1,6 @@
-// The spec rows. Tensor figures are dense FP16/BF16 (datasheets print "with sparsity" figures
-// twice as large; the table halves them). Memory bandwidth and host link as the datasheet gives.
+// The spec rows. Tensor figures are dense (datasheets print "with sparsity" figures twice as
+// large; the table halves them). Memory bandwidth and host link as the datasheet gives; typical
+// host copy rates from AzNHC. Merged from the forecast's table and the bench model table.
 #include "core/hw/gpu_specs.h"
 
 #include <cctype>
@@ -42,6 +43,9 @@ constexpr std::string_view kV100 =
     "NVIDIA V100 datasheet (nvidia.com/en-us/data-center/v100): tensor 125 (SXM2) / 112 (PCIe) "
     "TFLOPS, FP32 15.7 / 14 TFLOPS, 900 GB/s, PCIe Gen3 x16";
 
+// Typical pinned host copies: AzNHC's nvbandwidth minimums (azurehpc-health-checks README).
+constexpr std::string_view kAzNhc = "AzNHC nvbandwidth minimum, azurehpc-health-checks README";
+
 struct SpecRow {
   std::string_view needles[3];  // all must be whole tokens of the lowercased name
   GpuSpec spec;
@@ -49,23 +53,28 @@ struct SpecRow {
 
 // Most specific first: the NVL and PCIe variants before the SXM part (whose NVML name, "H100
 // 80GB HBM3", says neither), the 80GB A100 before the 40GB one, L40S before L4, A100 before A10.
+// T4 and V100 have no BF16 (Turing, Volta). Columns: key, bench_key, BF16, FP16, FP32, memory,
+// bench memory, PCIe gen, width, typical H2D, its source, datasheet.
 const SpecRow kRows[] = {
-    {{"h200", "nvl"}, {"H200 NVL", 835, 60, 4800, 5, 16, kH200}},
-    {{"h200"}, {"H200", 989, 67, 4800, 5, 16, kH200}},
-    {{"h100", "pcie"}, {"H100 PCIe", 756, 51, 2000, 5, 16, kH100}},
-    {{"h100", "nvl"}, {"H100 NVL", 835, 60, 3900, 5, 16, kH100}},
-    {{"h100"}, {"H100 SXM", 989, 67, 3350, 5, 16, kH100}},
-    {{"b200"}, {"B200", 2250, 75, 7700, 5, 16, kB200}},
-    {{"a100", "80gb", "pcie"}, {"A100 80GB PCIe", 312, 19.5, 1935, 4, 16, kA100}},
-    {{"a100", "pcie"}, {"A100 40GB PCIe", 312, 19.5, 1555, 4, 16, kA100}},
-    {{"a100", "80gb"}, {"A100 80GB", 312, 19.5, 2039, 4, 16, kA100}},
-    {{"a100"}, {"A100 40GB", 312, 19.5, 1555, 4, 16, kA100}},
-    {{"l40s"}, {"L40S", 362, 91.6, 864, 4, 16, kL40S}},
-    {{"l4"}, {"L4", 121, 30.3, 300, 4, 16, kL4}},
-    {{"a10"}, {"A10", 125, 31.2, 600, 4, 16, kA10}},
-    {{"t4"}, {"T4", 65, 8.1, 320, 3, 16, kT4}},
-    {{"v100", "pcie"}, {"V100 PCIe", 112, 14, 900, 3, 16, kV100}},
-    {{"v100"}, {"V100 SXM2", 125, 15.7, 900, 3, 16, kV100}},
+    {{"h200", "nvl"}, {"H200 NVL", "H200 NVL", 835, 835, 60, 4800, 4800, 5, 16, 0, {}, kH200}},
+    {{"h200"}, {"H200", "H200", 989, 989, 67, 4800, 4800, 5, 16, 55, kAzNhc, kH200}},
+    {{"h100", "pcie"}, {"H100 PCIe", "H100 PCIe", 756, 756, 51, 2000, 2000, 5, 16, 0, {}, kH100}},
+    {{"h100", "nvl"}, {"H100 NVL", "H100 NVL", 835, 835, 60, 3900, 3900, 5, 16, 0, {}, kH100}},
+    {{"h100"}, {"H100 SXM", "H100 SXM", 989, 989, 67, 3350, 3350, 5, 16, 52, kAzNhc, kH100}},
+    {{"b200"}, {"B200", "B200", 2250, 2250, 75, 7700, 7700, 5, 16, 0, {}, kB200}},
+    {{"a100", "80gb", "pcie"},
+     {"A100 80GB PCIe", "A100 PCIe", 312, 312, 19.5, 1935, 1935, 4, 16, 23, kAzNhc, kA100}},
+    {{"a100", "pcie"},
+     {"A100 40GB PCIe", "A100 PCIe", 312, 312, 19.5, 1555, 1935, 4, 16, 23, kAzNhc, kA100}},
+    {{"a100", "80gb"},
+     {"A100 80GB", "A100 SXM", 312, 312, 19.5, 2039, 2039, 4, 16, 23, kAzNhc, kA100}},
+    {{"a100"}, {"A100 40GB", "A100 SXM", 312, 312, 19.5, 1555, 2039, 4, 16, 23, kAzNhc, kA100}},
+    {{"l40s"}, {"L40S", "L40S", 362, 362, 91.6, 864, 864, 4, 16, 0, {}, kL40S}},
+    {{"l4"}, {"L4", "L4", 121, 121, 30.3, 300, 300, 4, 16, 0, {}, kL4}},
+    {{"a10"}, {"A10", "A10", 125, 125, 31.2, 600, 600, 4, 16, 0, {}, kA10}},
+    {{"t4"}, {"T4", "T4", 0, 65, 8.1, 320, 320, 3, 16, 0, {}, kT4}},
+    {{"v100", "pcie"}, {"V100 PCIe", "V100 PCIe", 0, 112, 14, 900, 900, 3, 16, 0, {}, kV100}},
+    {{"v100"}, {"V100 SXM2", "V100 SXM2", 0, 125, 15.7, 900, 900, 3, 16, 0, {}, kV100}},
 };
 
 std::vector<std::string> Tokens(std::string_view name) {
@@ -104,15 +113,17 @@ std::span<const GpuSpec> GpuSpecs() {
 const GpuSpec* FindGpuSpec(std::string_view name) {
   std::vector<std::string> tokens = Tokens(name);
   if (tokens.empty()) return nullptr;
-  for (const SpecRow& r : kRows) {  // a key given exactly ("H100 SXM", "a100-80gb-pcie")
-    if (Tokens(r.spec.key) == tokens) return &r.spec;
+  // Rows are returned from GpuSpecs(), so a lookup and a walk over the table agree on identity.
+  const std::span<const GpuSpec> specs = GpuSpecs();
+  for (size_t i = 0; i < specs.size(); ++i) {  // a key given exactly ("H100 SXM", "a100-80gb-pcie")
+    if (Tokens(kRows[i].spec.key) == tokens) return &specs[i];
   }
-  for (const SpecRow& r : kRows) {
+  for (size_t i = 0; i < specs.size(); ++i) {
     bool all = true;
-    for (std::string_view n : r.needles) {
+    for (std::string_view n : kRows[i].needles) {
       if (!n.empty() && !HasToken(tokens, n)) all = false;
     }
-    if (all) return &r.spec;
+    if (all) return &specs[i];
   }
   return nullptr;
 }

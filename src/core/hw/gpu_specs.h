@@ -1,7 +1,7 @@
-// The GPU spec table of the upgrade forecast: per model the dense FP16/BF16 tensor and FP32
-// throughput, memory bandwidth and host link, each row citing its datasheet (gpu_specs.cc); the
-// link's bandwidth comes from core/hw/pcie.h.
-// Models are matched by the name NVML reports (RecordedGpu::name) or by a short key ("H200").
+// The one GPU model table: per model the datasheet peaks (dense BF16 and FP16 tensor, FP32,
+// memory bandwidth), the host link, the pinned host copy rate healthy fleets reach, and the source
+// of each row (gpu_specs.cc). Read by the bench expectations, the upgrade forecast and the trace
+// roofline. Models are matched by the name CUDA or NVML reports or by a key ("H200").
 #pragma once
 
 #include <span>
@@ -10,24 +10,39 @@
 
 namespace gpuvet {
 
+// One model. Numbers are datasheet peaks unless the comment says otherwise; 0 means none.
 struct GpuSpec {
   std::string_view key;  // "H100 SXM", as written in reports and accepted by --target
-  double tensor_tflops;  // dense FP16/BF16 tensor (half the "with sparsity" figure)
+  // The name `gpuvet bench` reports and its expectations cite: `key`, except that the A100 rows
+  // drop the memory size ("A100 PCIe", "A100 SXM"), as the bench table always named them.
+  std::string_view bench_key;
+  double bf16_tflops;  // dense BF16 tensor (half the "with sparsity" figure); 0 = no BF16
+  double fp16_tflops;  // dense FP16 tensor; also the forecast's "FP16/BF16" figure
   double fp32_tflops;
   double memory_gbps;  // peak memory bandwidth, GB/s (1e9 B/s)
+  // The memory peak bench expectations fall back to: `memory_gbps`, except the A100 40GB rows,
+  // which the bench table gave their 80GB sibling's figure (1935 PCIe, 2039 SXM). Kept so bench
+  // output stays as it was; see bench_expectations.cc for when the fallback applies.
+  double bench_memory_gbps;
   int pcie_gen;
   int pcie_width;
-  std::string_view source;  // datasheet the row comes from
+  double h2d_gbps;              // typical pinned H2D/D2H of a healthy node (0 = derive from link)
+  std::string_view h2d_source;  // where h2d_gbps comes from; empty when h2d_gbps is 0
+  std::string_view source;      // datasheet the peaks and the link come from
 };
 
-// Every row, most specific first.
+// Every row, most specific first. The storage is static: pointers into it stay valid.
 std::span<const GpuSpec> GpuSpecs();
 
-// The row for an NVML name ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB") or a key given on
-// the command line ("h200", "H100 PCIe", "a100-80gb"), case-insensitive; nullptr when unknown.
+// The row for a CUDA or NVML name ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB", as
+// cuDeviceGetName, NVML and counter traces give it) or a key given on the command line ("h200",
+// "H100 PCIe", "a100-80gb"): a row of GpuSpecs(), or nullptr when unknown. Case-insensitive: a name
+// equal to a key (as alphanumeric tokens) is that row; otherwise the first row, most specific
+// first, whose match tokens (e.g. "h100" and "pcie") all occur in the name as whole tokens ("l4"
+// never matches "L40S", "a10" never "A100").
 const GpuSpec* FindGpuSpec(std::string_view name);
 
-// The keys joined for error messages: "A100 40GB, A100 80GB, ...".
+// The keys joined for error messages: "H200 NVL, H200, ...".
 std::string GpuSpecKeys();
 
 }  // namespace gpuvet
