@@ -2,8 +2,6 @@
 // each label's rule and texts live).
 #include "analysis/recording/recording_labels.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cassert>
 #include <cmath>
