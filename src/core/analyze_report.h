@@ -10,21 +10,24 @@
 #include <string>
 #include <vector>
 
+#include "core/bottleneck.h"
 #include "core/finding.h"
 
 namespace gpuvet {
 
 inline constexpr const char* kAnalyzeSchema = "gpuvet.analyze/v1";
 
-// One bottleneck label: host_cpu_bound, host_io_bound, transfer_bound, launch_bound,
-// memory_bound, compute_bound, throttled, periodic_stall, memory_leak, cpu_fallback, idle; or
-// "none" when the GPU is not the limit and nothing waits (a bursty server between requests, a
-// light job that is still fast).
+// One bottleneck label of the shared vocabulary (core/bottleneck.h, which also says what each
+// means): host_cpu_bound, host_io_bound, transfer_bound, launch_bound, memory_bound,
+// compute_bound, throttled, periodic_stall, memory_leak, cpu_fallback, idle; or none when the GPU
+// is not the limit and nothing waits (a bursty server between requests, a light job that is still
+// fast). Renderers write BottleneckName(label) and SubcaseName(detail).
 struct BottleneckLabel {
-  std::string label;
-  // Sub-diagnosis, "" when none: "single_thread_feeder", "cpu_quota", "cpu_saturated",
-  // "small_files", "storage", "sawtooth", "bursty", "power_cap", "thermal", "busy_not_productive".
-  std::string detail;
+  Bottleneck label = Bottleneck::kNone;
+  // Sub-diagnosis, Subcase::kNone when none: single_thread_feeder, cpu_quota, cpu_saturated,
+  // small_files, storage, bursty, no_host_data, power_cap, thermal, hw_slowdown,
+  // busy_not_productive, write_burst, host_rss, gpu_memory.
+  Subcase detail = Subcase::kNone;
   double seconds = 0;              // wall time the label covers
   double share_pct = 0;            // of the recording's wall time
   std::string confidence;          // "high", "medium", "low"
@@ -157,8 +160,8 @@ struct AnalyzeReport {
 
 // The live verdict of `gpuvet watch` over a short window of recent samples.
 struct LiveVerdict {
-  std::string label;  // as BottleneckLabel::label
-  std::string detail;
+  Bottleneck label = Bottleneck::kNone;
+  Subcase detail = Subcase::kNone;
   std::string evidence;  // one line
   std::string decision;
 };

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bottleneck.h"
 #include "core/finding.h"
 
 namespace gpuvet {
@@ -156,11 +157,11 @@ struct StepStat {
 
 // A bottleneck label in the shared vocabulary with the share of the span it explains.
 struct TraceVerdict {
-  std::string label;       // host_cpu_bound, launch_bound, transfer_bound, comm_bound,
-                           // compute_bound, idle; "no_gpu_activity" for a CPU-only rank;
-                           // "insufficient_data" for a window too short to judge; for a
-                           // counter-mode trace memory_bound/compute_bound (roofline) or
-                           // "counters_only" when its counters cannot place the kernels
+  // host_cpu_bound, launch_bound, transfer_bound, comm_bound, compute_bound, idle;
+  // no_gpu_activity for a CPU-only rank; insufficient_data for a window too short to judge; for a
+  // counter-mode trace memory_bound/compute_bound (roofline) or counters_only when its counters
+  // cannot place the kernels. Always set by RankVerdict/OverallVerdict.
+  Bottleneck label = Bottleneck::kNone;
   double share_pct = 0;    // share of the GPU span (counter mode: of the roofline time) the
                            // label accounts for
   std::string confidence;  // "high", "medium", "low"
@@ -175,8 +176,9 @@ struct KernelCounterStat {
   double flops = 0;     // FP64 + FP32 + FP16 operations from SASS instruction counts (FMA = 2)
   std::optional<double> dram_bytes;  // read + write
   std::optional<double> intensity;   // FLOP per DRAM byte
-  std::string bound;                 // "memory_bound", "compute_bound"; "" when it cannot be placed
-  double flop_share_pct = 0;         // of all profiled FLOPs
+  // memory_bound or compute_bound; nullopt when the kernel cannot be placed.
+  std::optional<Bottleneck> bound;
+  double flop_share_pct = 0;  // of all profiled FLOPs
 };
 
 // The counters of a CUPTI range-profiler (counter-mode) trace. ranges == 0 for a normal trace.

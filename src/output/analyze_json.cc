@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/bottleneck.h"
 namespace gpuvet {
 
 namespace {
@@ -23,8 +24,8 @@ json LabelJson(const BottleneckLabel& l) {
   for (const Evidence& e : l.evidence) {
     ev.push_back({{"name", e.name}, {"value", e.value}, {"threshold", e.threshold}});
   }
-  return {{"label", l.label},
-          {"detail", l.detail},
+  return {{"label", BottleneckName(l.label)},
+          {"detail", SubcaseName(l.detail)},
           {"seconds", R2(l.seconds)},
           {"share_pct", R2(l.share_pct)},
           {"confidence", l.confidence},

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/bottleneck.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -37,8 +38,11 @@ std::string Joules(double j) {
   return fmt::format("{:.1f} J", j);
 }
 
+// "label" or "label/detail": the id of the label's row in the bottleneck table.
 std::string Name(const BottleneckLabel& l) {
-  return l.detail.empty() ? l.label : l.label + "/" + l.detail;
+  const BottleneckInfo* row = FindBottleneckRow(l.label, l.detail);
+  if (row) return std::string(row->id);
+  return fmt::format("{}/{}", BottleneckName(l.label), SubcaseName(l.detail));
 }
 
 std::string LabelHead(const BottleneckLabel& l) {
@@ -192,7 +196,8 @@ std::string RenderAnalyzeText(const AnalyzeReport& r, bool color) {
   if (std::string f = Forecast(r); !f.empty()) out += "\n" + f;
   std::string verdict = AnalyzeVerdictLine(r);
   if (color) {
-    bool fine = r.verdict.label == "compute_bound" || r.verdict.label == "none";
+    bool fine =
+        r.verdict.label == Bottleneck::kComputeBound || r.verdict.label == Bottleneck::kNone;
     verdict = std::string(fine ? "\033[32m" : "\033[33m") + verdict + "\033[0m";
   }
   out += "\n" + verdict + "\n";

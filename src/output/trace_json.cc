@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/bottleneck.h"
 #include "output/json_renderer.h"
 
 namespace gpuvet {
@@ -17,7 +18,7 @@ double Us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 double R2(double v) { return std::round(v * 100.0) / 100.0; }
 
 json VerdictJson(const TraceVerdict& v) {
-  return {{"label", v.label},
+  return {{"label", BottleneckName(v.label)},
           {"share_pct", R2(v.share_pct)},
           {"share_of", v.share_of},
           {"confidence", v.confidence},
@@ -146,7 +147,7 @@ json CountersJson(const CounterStats& c) {
                        {"flop_share_pct", R2(k.flop_share_pct)},
                        {"dram_bytes", k.dram_bytes ? json(*k.dram_bytes) : json(nullptr)},
                        {"flop_per_byte", opt(k.intensity)},
-                       {"bound", k.bound.empty() ? json(nullptr) : json(k.bound)}});
+                       {"bound", k.bound ? json(BottleneckName(*k.bound)) : json(nullptr)}});
   }
   return {
       {"ranges", c.ranges},

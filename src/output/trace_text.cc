@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/bottleneck.h"
 #include "core/report.h"
 #include "output/text_renderer.h"
 #include "util/strings.h"
@@ -33,10 +34,17 @@ std::string Short(const std::string& name, size_t width) {
 }
 
 std::string VerdictText(const TraceVerdict& v) {
-  if (v.label == "no_gpu_activity") return "no_gpu_activity";
-  if (v.label == "insufficient_data") return "insufficient_data (too little GPU activity)";
-  if (v.label == "counters_only") return "counters_only (kernel counters, no timeline)";
-  return fmt::format("{} ({:.1f} % of the {}, confidence {})", v.label, v.share_pct,
+  switch (v.label) {
+    case Bottleneck::kNoGpuActivity:
+      return std::string(BottleneckName(v.label));
+    case Bottleneck::kInsufficientData:
+      return fmt::format("{} (too little GPU activity)", BottleneckName(v.label));
+    case Bottleneck::kCountersOnly:
+      return fmt::format("{} (kernel counters, no timeline)", BottleneckName(v.label));
+    default:
+      break;
+  }
+  return fmt::format("{} ({:.1f} % of the {}, confidence {})", BottleneckName(v.label), v.share_pct,
                      v.share_of == "roofline_time" ? "roofline time" : "GPU span", v.confidence);
 }
 
@@ -60,7 +68,7 @@ std::string CounterLines(const CounterStats& c) {
   for (const KernelCounterStat& k : c.top) {
     std::string tail;
     if (k.intensity) tail += fmt::format("  {:.2f} FLOP/B", *k.intensity);
-    if (!k.bound.empty()) tail += "  " + k.bound;
+    if (k.bound) tail += fmt::format("  {}", BottleneckName(*k.bound));
     out += fmt::format("    {:>5.1f} % {:>14} x{:<4} {}{}\n", k.flop_share_pct, Flops(k.flops),
                        k.ranges, Short(k.name, 60), tail);
   }
@@ -177,7 +185,7 @@ std::string RenderTraceText(const TraceReport& r, bool color) {
   out += "\n" + FindingsSection(r, color);
   std::string verdict = TraceVerdictLine(r);
   if (color) {
-    const char* c = r.verdict.label == "compute_bound" ? "\033[32m" : "\033[33m";
+    const char* c = r.verdict.label == Bottleneck::kComputeBound ? "\033[32m" : "\033[33m";
     verdict = std::string(c) + verdict + "\033[0m";
   }
   return out + "\n" + verdict + "\n";

@@ -18,7 +18,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/bottleneck.h"
 #include "core/catalogue.h"
+#include "core/fleet_catalogue.h"
 #include "run_binary.h"
 
 namespace fs = std::filesystem;
@@ -456,7 +458,52 @@ TEST(CliTest, ChecksListsCatalogue) {
     EXPECT_NE(r.out.find(std::string(e.id)), std::string::npos) << e.id;
   }
   RunResult j = Gpuvet({"checks", "--format", "json"});
-  EXPECT_EQ(nlohmann::json::parse(j.out).size(), gpuvet::Catalogue().size());
+  // The check entries come first and are the catalogue; fleet ids and labels follow.
+  nlohmann::json list = nlohmann::json::parse(j.out);
+  size_t checks = 0;
+  for (const nlohmann::json& e : list) checks += e["kind"] == "check";
+  EXPECT_EQ(checks, gpuvet::Catalogue().size());
+}
+
+TEST(CliTest, ChecksListsFleetIdsAndLabelsAfterTheChecks) {
+  RunResult r = Gpuvet({"checks"});
+  EXPECT_EQ(r.exit_code, 0);
+  // The check section keeps its layout; the new sections follow it.
+  EXPECT_EQ(r.out.rfind("ID                           AREA       CHECKS\n", 0), 0u) << r.out;
+  size_t fleet = r.out.find("\nFLEET ID ");
+  size_t labels = r.out.find("\nLABEL ");
+  ASSERT_NE(fleet, std::string::npos) << r.out;
+  ASSERT_NE(labels, std::string::npos) << r.out;
+  EXPECT_LT(fleet, labels);
+  for (const gpuvet::CatalogueEntry& e : gpuvet::Catalogue()) {
+    EXPECT_LT(r.out.find(std::string(e.id)), fleet) << e.id;
+  }
+  for (const gpuvet::FleetFindingInfo& f : gpuvet::FleetFindings()) {
+    EXPECT_NE(r.out.find(std::string(f.id), fleet), std::string::npos) << f.id;
+  }
+  for (const gpuvet::BottleneckInfo& b : gpuvet::Bottlenecks()) {
+    EXPECT_NE(r.out.find(std::string(b.id) + " ", labels), std::string::npos) << b.id;
+  }
+
+  // JSON: checks, then fleet ids, then every row of the bottleneck table, each with its kind.
+  nlohmann::json list = nlohmann::json::parse(Gpuvet({"checks", "--format", "json"}).out);
+  ASSERT_EQ(list.size(), gpuvet::Catalogue().size() + gpuvet::FleetFindings().size() +
+                             gpuvet::Bottlenecks().size());
+  size_t i = 0;
+  for (const gpuvet::CatalogueEntry& e : gpuvet::Catalogue()) {
+    EXPECT_EQ(list[i]["kind"], "check");
+    EXPECT_EQ(list[i++]["id"], std::string(e.id));
+  }
+  for (const gpuvet::FleetFindingInfo& f : gpuvet::FleetFindings()) {
+    EXPECT_EQ(list[i]["kind"], "fleet");
+    EXPECT_EQ(list[i++]["id"], std::string(f.id));
+  }
+  for (const gpuvet::BottleneckInfo& b : gpuvet::Bottlenecks()) {
+    EXPECT_EQ(list[i]["kind"], "label");
+    EXPECT_EQ(list[i]["id"], std::string(b.id));
+    EXPECT_EQ(list[i]["decision"], std::string(b.decision));
+    EXPECT_FALSE(list[i++]["evidence"].get<std::string>().empty()) << b.id;
+  }
 }
 
 TEST(CliTest, Explain) {
@@ -466,6 +513,34 @@ TEST(CliTest, Explain) {
   RunResult bad = Gpuvet({"explain", "pcie.nope"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("did you mean"), std::string::npos);
+}
+
+TEST(CliTest, ExplainFleetIdsAndLabels) {
+  RunResult fleet = Gpuvet({"explain", "fleet.driver_drift"});
+  EXPECT_EQ(fleet.exit_code, 0) << fleet.err;
+  EXPECT_NE(fleet.out.find("fleet.driver_drift  (fleet finding)"), std::string::npos) << fleet.out;
+  EXPECT_NE(fleet.out.find("What to do"), std::string::npos);
+
+  RunResult label = Gpuvet({"explain", "host_cpu_bound"});
+  EXPECT_EQ(label.exit_code, 0) << label.err;
+  for (const char* want : {"What it means", "Evidence it needs", "What to do", "Sub-cases",
+                           "host_cpu_bound/single_thread_feeder"}) {
+    EXPECT_NE(label.out.find(want), std::string::npos) << want << "\n" << label.out;
+  }
+  RunResult sub = Gpuvet({"explain", "host_cpu_bound/cpu_quota"});
+  EXPECT_EQ(sub.exit_code, 0) << sub.err;
+  EXPECT_NE(sub.out.find(std::string(gpuvet::FindBottleneck("host_cpu_bound/cpu_quota")->decision)),
+            std::string::npos)
+      << sub.out;
+  EXPECT_EQ(Gpuvet({"explain", "periodic_stall"}).exit_code, 0);
+  EXPECT_EQ(Gpuvet({"explain", "insufficient_data"}).exit_code, 0);
+
+  RunResult bad = Gpuvet({"explain", "host_cpu_bound/nope"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("did you mean: host_cpu_bound"), std::string::npos) << bad.err;
+  RunResult bad_fleet = Gpuvet({"explain", "fleet.nope"});
+  EXPECT_EQ(bad_fleet.exit_code, 2);
+  EXPECT_NE(bad_fleet.err.find("fleet.driver_drift"), std::string::npos) << bad_fleet.err;
 }
 
 TEST(CliTest, UsageErrorsExitTwo) {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include "analysis/recording/recording_detectors.h"
 #include "analysis/recording/recording_energy.h"
@@ -14,6 +16,7 @@
 #include "analysis/recording/recording_labels.h"
 #include "analysis/recording/recording_phases.h"
 #include "analysis/recording/recording_signals.h"
+#include "core/bottleneck.h"
 #include "core/hw/gpu_specs.h"
 
 namespace gpuvet {
@@ -70,19 +73,21 @@ void Warnings(const Recording& rec, AnalyzeReport& r) {
 }
 
 // The run's labels from its phases: seconds summed per label, evidence from its longest phase.
+// Keyed by the label's name, so labels of equal share keep their alphabetical order.
 std::vector<BottleneckLabel> Aggregate(const std::vector<AnalyzePhase>& phases, double total) {
-  std::map<std::string, BottleneckLabel> by;
-  std::map<std::string, double> longest;
+  std::map<std::string_view, BottleneckLabel> by;
+  std::map<std::string_view, double> longest;
   for (const AnalyzePhase& p : phases) {
     const BottleneckLabel& l = p.label;
+    const std::string_view name = BottleneckName(l.label);
     double s = p.end_s - p.start_s;
-    auto [it, fresh] = by.emplace(l.label, l);
+    auto [it, fresh] = by.emplace(name, l);
     if (!fresh) it->second.seconds += l.seconds;
-    if (fresh || s > longest[l.label]) {
+    if (fresh || s > longest[name]) {
       double keep = it->second.seconds;
       it->second = l;
       it->second.seconds = keep;
-      longest[l.label] = s;
+      longest[name] = s;
     }
   }
   std::vector<BottleneckLabel> out;
@@ -93,14 +98,16 @@ std::vector<BottleneckLabel> Aggregate(const std::vector<AnalyzePhase>& phases, 
   return out;
 }
 
-bool IsBottleneck(const std::string& label) {
-  return label != "compute_bound" && label != "none" && label != "idle";
+// A label the job waits on (compute_bound, none and idle are not).
+bool IsBottleneck(Bottleneck label) {
+  return label != Bottleneck::kComputeBound && label != Bottleneck::kNone &&
+         label != Bottleneck::kIdle;
 }
 
 BottleneckLabel PeriodicLabel(const PeriodicStall& p, double total, const AnalyzeThresholds& th) {
   BottleneckLabel l;
-  l.label = "periodic_stall";
-  l.detail = p.write_burst ? "write_burst" : "";
+  l.label = Bottleneck::kPeriodicStall;
+  l.detail = p.write_burst ? Subcase::kWriteBurst : Subcase::kNone;
   l.seconds = p.share_pct / 100.0 * total;
   l.share_pct = p.share_pct;
   l.confidence = p.count >= 5 && p.write_burst ? "high" : "medium";
@@ -119,7 +126,7 @@ BottleneckLabel PeriodicLabel(const PeriodicStall& p, double total, const Analyz
       {"disk_write_during_stalls", fmt::format("{:.1f} MB/s", p.write_bytes_per_s_during / 1e6),
        fmt::format(">= {:.1f} x outside ({:.1f} MB/s)", th.write_burst_ratio,
                    p.write_bytes_per_s_outside / 1e6)}};
-  l.decision = DecisionFor("periodic_stall", l.detail);
+  l.decision = std::string(DecisionFor(l.label, l.detail));
   return l;
 }
 
@@ -127,15 +134,16 @@ BottleneckLabel LeakLabel(const std::vector<MemoryGrowth>& growth, double total,
                           const AnalyzeThresholds& th) {
   const MemoryGrowth& g = growth.front();
   BottleneckLabel l;
-  l.label = "memory_leak";
-  l.detail = g.kind;
+  l.label = Bottleneck::kMemoryLeak;
+  l.detail = FindSubcase(g.kind).value_or(Subcase::kNone);  // host_rss, gpu_memory
   l.seconds = total;
   l.share_pct = 100;
   l.confidence = g.r2 >= 0.95 ? "high" : "medium";
-  l.reason = fmt::format(
-      "{} {} grows {}/h ({} -> {}){}", g.subject, g.kind == "host_rss" ? "RSS" : "memory in use",
-      Gib(g.slope_bytes_per_s * 3600), Gib(g.start_bytes), Gib(g.end_bytes),
-      g.time_to_oom_s ? ", out of memory in about " + Dur(*g.time_to_oom_s) : "");
+  l.reason =
+      fmt::format("{} {} grows {}/h ({} -> {}){}", g.subject,
+                  l.detail == Subcase::kHostRss ? "RSS" : "memory in use",
+                  Gib(g.slope_bytes_per_s * 3600), Gib(g.start_bytes), Gib(g.end_bytes),
+                  g.time_to_oom_s ? ", out of memory in about " + Dur(*g.time_to_oom_s) : "");
   l.evidence = {
       {"slope", Gib(g.slope_bytes_per_s * 3600) + "/h", ""},
       {"fit_r2", fmt::format("{:.3f}", g.r2), fmt::format(">= {:.2f}", th.leak_r2)},
@@ -146,12 +154,14 @@ BottleneckLabel LeakLabel(const std::vector<MemoryGrowth>& growth, double total,
   if (growth.size() > 1) {
     l.evidence.push_back({"also_growing", std::to_string(growth.size() - 1), ""});
   }
-  l.decision = DecisionFor("memory_leak", "");
+  l.decision = std::string(DecisionFor(l.label));
   return l;
 }
 
-BottleneckLabel ThrottleLabel(const std::vector<GpuThrottle>& t, double total,
-                              const AnalyzeThresholds& th) {
+// The run-level throttled label of the worst GPU; nullopt when no GPU slows down for
+// throttle_report_pct of its busy time.
+std::optional<BottleneckLabel> ThrottleLabel(const std::vector<GpuThrottle>& t, double total,
+                                             const AnalyzeThresholds& th) {
   BottleneckLabel l;
   const GpuThrottle* worst = nullptr;
   double worst_share = 0;
@@ -159,22 +169,22 @@ BottleneckLabel ThrottleLabel(const std::vector<GpuThrottle>& t, double total,
     double share = std::max({g.power_cap_pct, g.thermal_pct, g.hw_slowdown_pct});
     if (share > worst_share) worst = &g, worst_share = share;
   }
-  if (!worst || worst_share < th.throttle_report_pct) return l;
-  l.label = "throttled";
+  if (!worst || worst_share < th.throttle_report_pct) return std::nullopt;
+  l.label = Bottleneck::kThrottled;
   l.detail =
       worst->thermal_pct >= worst->power_cap_pct && worst->thermal_pct >= worst->hw_slowdown_pct
-          ? "thermal"
-      : worst->power_cap_pct >= worst->hw_slowdown_pct ? "power_cap"
-                                                       : "hw_slowdown";
+          ? Subcase::kThermal
+      : worst->power_cap_pct >= worst->hw_slowdown_pct ? Subcase::kPowerCap
+                                                       : Subcase::kHwSlowdown;
   l.seconds = worst_share / 100.0 * worst->busy_s;
   l.share_pct = total > 0 ? 100.0 * l.seconds / total : 0;
   l.confidence =
       worst->clock_loss_pct && *worst->clock_loss_pct >= th.clock_loss_pct ? "high" : "medium";
-  l.reason = fmt::format(
-      "gpu{} ran with {} slowdown {:.1f} % of its busy time{}", worst->gpu, l.detail, worst_share,
-      worst->clock_loss_pct
-          ? fmt::format(", SM clock {:.1f} % below maximum", *worst->clock_loss_pct)
-          : "");
+  l.reason = fmt::format("gpu{} ran with {} slowdown {:.1f} % of its busy time{}", worst->gpu,
+                         SubcaseName(l.detail), worst_share,
+                         worst->clock_loss_pct ? fmt::format(", SM clock {:.1f} % below maximum",
+                                                             *worst->clock_loss_pct)
+                                               : "");
   l.evidence = {{"slowdown_share_of_busy", fmt::format("{:.1f} %", worst_share),
                  fmt::format(">= {:.1f} %", th.throttle_report_pct)},
                 {"busy_time", Dur(worst->busy_s), ""}};
@@ -182,7 +192,7 @@ BottleneckLabel ThrottleLabel(const std::vector<GpuThrottle>& t, double total,
     l.evidence.push_back({"sm_clock_below_max", fmt::format("{:.1f} %", *worst->clock_loss_pct),
                           fmt::format(">= {:.1f} %", th.clock_loss_pct)});
   }
-  l.decision = DecisionFor("throttled", l.detail);
+  l.decision = std::string(DecisionFor(l.label, l.detail));
   return l;
 }
 
@@ -211,7 +221,8 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   r.duration_s =
       m.end_unix_s && *m.end_unix_s > m.start_unix_s ? *m.end_unix_s - m.start_unix_s : total;
   if (sig.samples.empty()) {
-    r.verdict = {"none", "", 0, 0, "low", "the recording holds no samples", {}, ""};
+    r.verdict = {
+        Bottleneck::kNone, Subcase::kNone, 0, 0, "low", "the recording holds no samples", {}, ""};
     return r;
   }
 
@@ -243,10 +254,10 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   r.throttle = SummarizeThrottle(rec, sig.workload_gpus, th);
   bool phase_throttled =
       std::any_of(r.labels.begin(), r.labels.end(),
-                  [](const BottleneckLabel& l) { return l.label == "throttled"; });
+                  [](const BottleneckLabel& l) { return l.label == Bottleneck::kThrottled; });
   if (!phase_throttled) {
-    BottleneckLabel t = ThrottleLabel(r.throttle, total, th);
-    if (!t.label.empty()) r.labels.push_back(t);
+    std::optional<BottleneckLabel> t = ThrottleLabel(r.throttle, total, th);
+    if (t) r.labels.push_back(*t);
   }
   std::stable_sort(
       r.labels.begin(), r.labels.end(),
@@ -257,22 +268,27 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   // enough of the run; else a leak; else the largest phase label.
   const BottleneckLabel* v = nullptr;
   for (const BottleneckLabel& l : r.labels) {
-    if (l.label == "cpu_fallback") v = &l;
+    if (l.label == Bottleneck::kCpuFallback) v = &l;
   }
   for (const BottleneckLabel& l : r.labels) {  // sorted by share: the first that qualifies wins
     if (v) break;
-    bool waiting = l.label == "periodic_stall" ||
-                   (l.label == "throttled" && (phase_throttled || l.confidence == "high")) ||
-                   (l.label != "memory_leak" && l.label != "throttled" && IsBottleneck(l.label));
+    bool waiting =
+        l.label == Bottleneck::kPeriodicStall ||
+        (l.label == Bottleneck::kThrottled && (phase_throttled || l.confidence == "high")) ||
+        (l.label != Bottleneck::kMemoryLeak && l.label != Bottleneck::kThrottled &&
+         IsBottleneck(l.label));
     // Periodic stalls qualify at any share: they passed a strict regularity test and are the
     // one thing a healthy compute-bound job still waits on.
-    if (waiting && (l.share_pct >= th.verdict_min_share_pct || l.label == "periodic_stall")) v = &l;
+    if (waiting &&
+        (l.share_pct >= th.verdict_min_share_pct || l.label == Bottleneck::kPeriodicStall)) {
+      v = &l;
+    }
   }
   for (const BottleneckLabel& l : r.labels) {
-    if (!v && l.label == "memory_leak") v = &l;
+    if (!v && l.label == Bottleneck::kMemoryLeak) v = &l;
   }
   for (const BottleneckLabel& l : r.labels) {
-    if (!v && l.label != "periodic_stall" && l.label != "throttled") v = &l;
+    if (!v && l.label != Bottleneck::kPeriodicStall && l.label != Bottleneck::kThrottled) v = &l;
   }
   if (!v) v = &r.labels.front();
   r.verdict = *v;
@@ -294,7 +310,7 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
 }
 
 LiveVerdict VerdictForWindow(const RecordingMeta& meta, const std::vector<Sample>& recent) {
-  if (recent.empty()) return {"none", "", "no samples yet", ""};
+  if (recent.empty()) return {Bottleneck::kNone, Subcase::kNone, "no samples yet", ""};
   AnalyzeThresholds th;
   Recording rec;
   rec.meta = meta;

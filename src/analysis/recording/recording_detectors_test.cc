@@ -8,6 +8,7 @@
 #include "analysis/recording/recording_analyze.h"
 #include "analysis/recording/recording_energy.h"
 #include "analysis/recording/recording_signals.h"
+#include "core/bottleneck.h"
 #include "testing/recording_builder.h"
 
 namespace gpuvet {
@@ -45,14 +46,14 @@ TEST(PeriodicStallTest, CheckpointEveryTenMinutes) {
   EXPECT_NEAR(p->write_bytes_per_s_during, 800e6, 1);
 
   AnalyzeReport r = AnalyzeRecording(rec, AnalyzeOptions{});
-  EXPECT_EQ(r.verdict.label, "periodic_stall");
-  EXPECT_EQ(r.verdict.detail, "write_burst");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kPeriodicStall);
+  EXPECT_EQ(r.verdict.detail, Subcase::kWriteBurst);
   EXPECT_EQ(r.verdict.confidence, "high");
   EXPECT_NE(r.verdict.reason.find("every 10.0 min for 30.0 s"), std::string::npos)
       << r.verdict.reason;
   // 30 s dips stay inside the compute-bound phase.
   ASSERT_EQ(r.phases.size(), 1u);
-  EXPECT_EQ(r.phases[0].label.label, "compute_bound");
+  EXPECT_EQ(r.phases[0].label.label, Bottleneck::kComputeBound);
 }
 
 TEST(PeriodicStallTest, IrregularDipsAreNotPeriodic) {
@@ -101,9 +102,9 @@ TEST(MemoryGrowthTest, LeakingProcessWithTimeToOom) {
 
   AnalyzeReport r = AnalyzeRecording(rec, AnalyzeOptions{});
   bool leak = false;
-  for (const BottleneckLabel& l : r.labels) leak |= l.label == "memory_leak";
+  for (const BottleneckLabel& l : r.labels) leak |= l.label == Bottleneck::kMemoryLeak;
   EXPECT_TRUE(leak);
-  EXPECT_EQ(r.verdict.label, "memory_leak");  // nothing else is wrong with this run
+  EXPECT_EQ(r.verdict.label, Bottleneck::kMemoryLeak);  // nothing else is wrong with this run
 }
 
 TEST(MemoryGrowthTest, GpuMemoryLeakAgainstTotal) {

@@ -6,8 +6,9 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
-#include "analysis/recording/recording_labels.h"
+#include "core/bottleneck.h"
 #include "core/hw/gpu_specs.h"
 #include "core/hw/pcie.h"
 
@@ -15,13 +16,23 @@ namespace gpuvet {
 
 namespace {
 
-std::string PartOf(const std::string& label) {
-  if (label == "compute_bound" || label == "throttled") return "compute";
-  if (label == "memory_bound") return "memory";
-  if (label == "transfer_bound") return "transfer";
-  if (label == "launch_bound") return "launch";
-  if (label == "none") return "not_limited";
-  return "host_side";  // host_cpu_bound, host_io_bound, cpu_fallback, idle, periodic stalls
+// The part of the wall time a label's seconds count in, by how it scales on another GPU.
+std::string PartOf(Bottleneck label) {
+  switch (label) {
+    case Bottleneck::kComputeBound:
+    case Bottleneck::kThrottled:
+      return "compute";
+    case Bottleneck::kMemoryBound:
+      return "memory";
+    case Bottleneck::kTransferBound:
+      return "transfer";
+    case Bottleneck::kLaunchBound:
+      return "launch";
+    case Bottleneck::kNone:
+      return "not_limited";
+    default:
+      return "host_side";  // host_cpu_bound, host_io_bound, cpu_fallback, idle, periodic stalls
+  }
 }
 
 }  // namespace
@@ -41,18 +52,24 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
   // Seconds per part; periodic stall time counts as host-side, taken from the GPU-side parts
   // pro rata (the stalls sit inside busy phases).
   std::map<std::string, double> secs;
-  std::map<std::string, double> label_secs;
-  std::map<std::string, std::string> detail;  // the detail of the label's longest phase
-  std::map<std::string, double> longest;
+  // Per label, keyed by its name (ties between labels go to the alphabetically first).
+  struct LabelTime {
+    Bottleneck label = Bottleneck::kNone;
+    double seconds = 0;
+    Subcase detail = Subcase::kNone;  // the detail of the label's longest phase
+    double longest = 0;
+  };
+  std::map<std::string_view, LabelTime> label_secs;
   double total = 0;
   for (const AnalyzePhase& p : phases) {
     double s = p.end_s - p.start_s;
     if (s <= 0) continue;
     total += s;
     secs[PartOf(p.label.label)] += s;
-    label_secs[p.label.label] += s;
-    if (s > longest[p.label.label])
-      longest[p.label.label] = s, detail[p.label.label] = p.label.detail;
+    LabelTime& lt = label_secs[BottleneckName(p.label.label)];
+    lt.label = p.label.label;
+    lt.seconds += s;
+    if (s > lt.longest) lt.longest = s, lt.detail = p.label.detail;
   }
   if (total <= 0) return f;
   if (periodic) {
@@ -64,7 +81,9 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
         secs[part] -= take * secs[part] / gpu_side;
       }
       secs["host_side"] += take;
-      label_secs["periodic_stall"] += take;
+      LabelTime& lt = label_secs[BottleneckName(Bottleneck::kPeriodicStall)];
+      lt.label = Bottleneck::kPeriodicStall;
+      lt.seconds += take;
     }
   }
 
@@ -130,18 +149,21 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
     f.summary += fmt::format("; any faster GPU by at most {:.2f}x", f.max_speedup);
   }
   // What must change first: the largest label that does not shrink.
-  std::string worst;
+  const LabelTime* worst = nullptr;
   double worst_s = 0;
-  for (const auto& [label, s] : label_secs) {
-    std::string part = label == "periodic_stall" ? "host_side" : PartOf(label);
-    if ((part == "host_side" || part == "launch") && s > worst_s) worst = label, worst_s = s;
+  for (const auto& [name, lt] : label_secs) {
+    std::string part = PartOf(lt.label);
+    if ((part == "host_side" || part == "launch") && lt.seconds > worst_s) {
+      worst = &lt, worst_s = lt.seconds;
+    }
   }
   // A twentieth of the run is worth naming.
-  if (!worst.empty() && worst_s / total >= 0.05) {
+  if (worst && worst_s / total >= 0.05) {
     f.first_change = fmt::format(
         "{} takes {:.1f} % of wall time and does not shrink on a bigger "
         "GPU: fix it first. {}",
-        worst, 100.0 * worst_s / total, DecisionFor(worst, detail[worst]));
+        BottleneckName(worst->label), 100.0 * worst_s / total,
+        DecisionFor(worst->label, worst->detail));
   } else if (f.speedup > 1.05) {
     f.first_change = "nothing host-side stands in the way: the upgrade pays roughly as forecast";
   } else {

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
+
 #include "analysis/recording/recording_analyze.h"
+#include "core/bottleneck.h"
 #include "core/hw/gpu_specs.h"
 #include "core/hw/pcie.h"
 #include "testing/recording_builder.h"
@@ -48,11 +51,14 @@ TEST(GpuSpecsTest, MatchesNvmlNamesAndKeys) {
   EXPECT_EQ(PcieLinkGbps(7, 16), 0);
 }
 
-AnalyzePhase Phase(double start, double end, const char* label) {
+// A phase labelled `label` (a label id of the bottleneck table).
+AnalyzePhase Phase(double start, double end, std::string_view label) {
   AnalyzePhase p;
   p.start_s = start;
   p.end_s = end;
-  p.label.label = label;
+  const BottleneckInfo* row = FindBottleneck(label);
+  EXPECT_NE(row, nullptr) << label;
+  if (row) p.label.label = row->label;
   return p;
 }
 

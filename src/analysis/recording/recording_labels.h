@@ -1,13 +1,10 @@
 // Labels one window of samples (a phase, the live window of `watch`) with the shared bottleneck
-// vocabulary: the deciding numbers with their thresholds, a confidence and the decision. The
-// order of the tests is the diagnosis playbook's: is the GPU starved at all; if so, by storage,
-// by the CPU (quota, one pegged thread, all cores), by copies or by tiny kernels; if not, is it
-// throttled, memory-bound or compute-bound.
+// vocabulary (core/bottleneck.h): the window's means and shares, then the first of the window
+// detectors (recording_window_detectors.h) that answers, with its deciding numbers and
+// thresholds, a confidence and the decision from the vocabulary table.
 #pragma once
 
 #include <cstddef>
-#include <string>
-#include <string_view>
 
 #include "analysis/recording/recording_options.h"
 #include "analysis/recording/recording_signals.h"
@@ -33,8 +30,13 @@ struct WindowStats {
   double clock_loss = 0;  // mean % below max SM clock while busy; NaN unknown
 };
 
+// The stats of samples [begin, end) (clamped to the signals); n == 0 for an empty window.
 WindowStats StatsOf(const RecordingSignals& sig, size_t begin, size_t end,
                     const AnalyzeThresholds& th);
+
+// The workload CPU (% of one core) that makes a GPU-less job a CPU fallback rather than an idle
+// one: fallback_cpu_pct, halved on a host whose tasks wait for a CPU (PSI).
+double FallbackCpuPct(const WindowStats& w, const AnalyzeThresholds& th);
 
 // The label of samples [begin, end). `fallback_run`: the whole recording is a CPU fallback (the
 // workload never appeared on a GPU and the GPUs stayed idle). share_pct is left 0 for the caller.
@@ -44,8 +46,5 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
 
 // True when the recording is a CPU fallback (see LabelWindow).
 bool IsCpuFallback(const RecordingSignals& sig, const AnalyzeThresholds& th);
-
-// The decision for a label and detail (what to change), from one table.
-std::string DecisionFor(std::string_view label, std::string_view detail);
 
 }  // namespace gpuvet

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "analysis/recording/recording_analyze.h"
+#include "core/bottleneck.h"
 #include "testing/recording_builder.h"
 
 namespace gpuvet {
@@ -26,7 +27,7 @@ void Pegged1(Sample& s) {
 TEST(RecordingLabelsTest, ComputeBoundWithAndWithoutGpm) {
   AnalyzeReport util_only = Analyze(RecordingBuilder().Add(600).Build());
   ASSERT_EQ(util_only.phases.size(), 1u);
-  EXPECT_EQ(util_only.verdict.label, "compute_bound");
+  EXPECT_EQ(util_only.verdict.label, Bottleneck::kComputeBound);
   EXPECT_EQ(util_only.verdict.confidence, "medium");  // GPU-Util alone is coarse
   EXPECT_NEAR(util_only.verdict.share_pct, 100, 0.01);
   EXPECT_FALSE(util_only.gpm);
@@ -40,7 +41,7 @@ TEST(RecordingLabelsTest, ComputeBoundWithAndWithoutGpm) {
                                        })
                                   .Build());
   EXPECT_TRUE(gpm.gpm);
-  EXPECT_EQ(gpm.verdict.label, "compute_bound");
+  EXPECT_EQ(gpm.verdict.label, Bottleneck::kComputeBound);
   EXPECT_EQ(gpm.verdict.confidence, "high");
   EXPECT_EQ(gpm.phases[0].activity_metric, "sm_active");
 }
@@ -53,8 +54,8 @@ TEST(RecordingLabelsTest, SingleThreadFeeder) {
                                        Pegged1(s);
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
-  EXPECT_EQ(r.verdict.detail, "single_thread_feeder");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostCpuBound);
+  EXPECT_EQ(r.verdict.detail, Subcase::kSingleThreadFeeder);
   EXPECT_NE(r.verdict.reason.find("99.0 %"), std::string::npos) << r.verdict.reason;
   bool has_threshold = false;
   for (const Evidence& e : r.verdict.evidence) {
@@ -75,8 +76,8 @@ TEST(RecordingLabelsTest, CpuSaturated) {
                                        s.processes[0].cpu_pct = 770;
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
-  EXPECT_EQ(r.verdict.detail, "cpu_saturated");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostCpuBound);
+  EXPECT_EQ(r.verdict.detail, Subcase::kCpuSaturated);
   EXPECT_EQ(r.verdict.confidence, "medium");  // GPU-Util only
 }
 
@@ -99,12 +100,12 @@ TEST(RecordingLabelsTest, CpuContentionSeenThroughPsi) {
         .Build();
   };
   AnalyzeReport contended = Analyze(build(40));
-  EXPECT_EQ(contended.verdict.label, "host_cpu_bound") << contended.verdict.reason;
-  EXPECT_EQ(contended.verdict.detail, "cpu_saturated");
+  EXPECT_EQ(contended.verdict.label, Bottleneck::kHostCpuBound) << contended.verdict.reason;
+  EXPECT_EQ(contended.verdict.detail, Subcase::kCpuSaturated);
   EXPECT_NE(contended.verdict.reason.find("40.0 % of the time (PSI)"), std::string::npos)
       << contended.verdict.reason;
   AnalyzeReport quiet = Analyze(build(2));
-  EXPECT_NE(quiet.verdict.label, "host_cpu_bound") << quiet.verdict.reason;
+  EXPECT_NE(quiet.verdict.label, Bottleneck::kHostCpuBound) << quiet.verdict.reason;
 }
 
 TEST(RecordingLabelsTest, CgroupQuota) {
@@ -115,8 +116,8 @@ TEST(RecordingLabelsTest, CgroupQuota) {
                                s.processes[0].cpu_pct = 199;
                                s.workload.cgroup_throttled_pct = 45;
                              }).Build());
-  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
-  EXPECT_EQ(r.verdict.detail, "cpu_quota");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostCpuBound);
+  EXPECT_EQ(r.verdict.detail, Subcase::kCpuQuota);
   EXPECT_NE(r.verdict.decision.find("cpu.max"), std::string::npos);
 }
 
@@ -134,8 +135,8 @@ TEST(RecordingLabelsTest, StorageBound) {
                                            900;  // 1 MB reads: not small files
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "host_io_bound");
-  EXPECT_EQ(r.verdict.detail, "storage");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostIoBound);
+  EXPECT_EQ(r.verdict.detail, Subcase::kStorage);
 }
 
 // Another tenant's I/O: the host waits on storage, but this job reads nothing and its feeder
@@ -152,7 +153,7 @@ TEST(RecordingLabelsTest, SomeoneElsesStorageWaitIsNotThisJobs) {
                                        s.processes[0].read_syscalls_per_s = 2;
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostCpuBound);
 }
 
 TEST(RecordingLabelsTest, SmallFilesMetadataBound) {
@@ -167,8 +168,8 @@ TEST(RecordingLabelsTest, SmallFilesMetadataBound) {
                                        s.processes[0].opens_per_s = 800;
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "host_io_bound");
-  EXPECT_EQ(r.verdict.detail, "small_files");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostIoBound);
+  EXPECT_EQ(r.verdict.detail, Subcase::kSmallFiles);
   EXPECT_NE(r.verdict.reason.find("6.0 KiB"), std::string::npos) << r.verdict.reason;
   EXPECT_NE(r.verdict.decision.find("shard"), std::string::npos);
 }
@@ -182,7 +183,7 @@ TEST(RecordingLabelsTest, TransferBound) {
                                          g.pcie_rx_bytes_per_s = 25e9;  // of 31.5 GB/s Gen4 x16
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "transfer_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kTransferBound);
   EXPECT_NEAR(r.phases[0].gpu_activity_pct, 70, 0.01);
 }
 
@@ -194,8 +195,8 @@ TEST(RecordingLabelsTest, LaunchBoundBusyButNotProductive) {
                                        Pegged1(s);
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "launch_bound");
-  EXPECT_EQ(r.verdict.detail, "busy_not_productive");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kLaunchBound);
+  EXPECT_EQ(r.verdict.detail, Subcase::kBusyNotProductive);
 }
 
 TEST(RecordingLabelsTest, MemoryBound) {
@@ -207,7 +208,7 @@ TEST(RecordingLabelsTest, MemoryBound) {
                                            g.dram_bw_util_pct = 93, g.tensor_active_pct = 8;
                                        })
                                   .Build());
-  EXPECT_EQ(gpm.verdict.label, "memory_bound");
+  EXPECT_EQ(gpm.verdict.label, Bottleneck::kMemoryBound);
   EXPECT_EQ(gpm.verdict.confidence, "high");
   AnalyzeReport util = Analyze(RecordingBuilder()
                                    .Add(300,
@@ -215,7 +216,7 @@ TEST(RecordingLabelsTest, MemoryBound) {
                                           for (GpuSample& g : s.gpus) g.mem_util_pct = 93;
                                         })
                                    .Build());
-  EXPECT_EQ(util.verdict.label, "memory_bound");
+  EXPECT_EQ(util.verdict.label, Bottleneck::kMemoryBound);
   EXPECT_EQ(util.verdict.confidence, "medium");
 }
 
@@ -230,8 +231,8 @@ TEST(RecordingLabelsTest, ThrottledPhase) {
                                        }
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "throttled");
-  EXPECT_EQ(r.verdict.detail, "power_cap");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kThrottled);
+  EXPECT_EQ(r.verdict.detail, Subcase::kPowerCap);
   ASSERT_EQ(r.throttle.size(), 1u);
   EXPECT_NEAR(r.throttle[0].power_cap_pct, 100, 0.01);
   EXPECT_NEAR(*r.throttle[0].clock_loss_pct, 100 * (1 - 1005.0 / 1410), 0.01);
@@ -246,7 +247,7 @@ TEST(RecordingLabelsTest, IdleAndCpuFallback) {
                                           s.processes[0].top_threads = {{100, "python3", 2}};
                                         })
                                    .Build());
-  EXPECT_EQ(idle.verdict.label, "idle");
+  EXPECT_EQ(idle.verdict.label, Bottleneck::kIdle);
 
   AnalyzeReport fb = Analyze(RecordingBuilder()
                                  .Add(300,
@@ -258,7 +259,7 @@ TEST(RecordingLabelsTest, IdleAndCpuFallback) {
                                         s.host.cpu_user_pct = 94;
                                       })
                                  .Build());
-  EXPECT_EQ(fb.verdict.label, "cpu_fallback");
+  EXPECT_EQ(fb.verdict.label, Bottleneck::kCpuFallback);
   EXPECT_EQ(fb.verdict.confidence, "high");
 
   // On a host shared with other jobs the fallback gets 40 % of a core while it waits for more.
@@ -275,8 +276,8 @@ TEST(RecordingLabelsTest, IdleAndCpuFallback) {
              })
         .Build();
   };
-  EXPECT_EQ(Analyze(squeezed(80)).verdict.label, "cpu_fallback");
-  EXPECT_NE(Analyze(squeezed(0)).verdict.label, "cpu_fallback");
+  EXPECT_EQ(Analyze(squeezed(80)).verdict.label, Bottleneck::kCpuFallback);
+  EXPECT_NE(Analyze(squeezed(0)).verdict.label, Bottleneck::kCpuFallback);
   EXPECT_NE(fb.verdict.decision.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
 }
 
@@ -299,11 +300,12 @@ TEST(RecordingLabelsTest, BurstyInferenceServerIsNotLabelled) {
     });
   }
   AnalyzeReport r = Analyze(b.Build());
-  EXPECT_EQ(r.verdict.label, "none") << r.verdict.reason;
-  EXPECT_EQ(r.verdict.detail, "bursty");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kNone) << r.verdict.reason;
+  EXPECT_EQ(r.verdict.detail, Subcase::kBursty);
   EXPECT_FALSE(r.periodic.has_value());
   for (const BottleneckLabel& l : r.labels) {
-    EXPECT_TRUE(l.label == "none" || l.label == "idle") << l.label << ": " << l.reason;
+    EXPECT_TRUE(l.label == Bottleneck::kNone || l.label == Bottleneck::kIdle)
+        << l.label << ": " << l.reason;
   }
 }
 
@@ -311,8 +313,8 @@ TEST(RecordingLabelsTest, BurstyInferenceServerIsNotLabelled) {
 TEST(RecordingLabelsTest, LightButFastJobIsNotLabelled) {
   AnalyzeReport r =
       Analyze(RecordingBuilder().Add(90, [](Sample& s, int) { SetGpus(s, 30); }).Build());
-  EXPECT_EQ(r.verdict.label, "none") << r.verdict.reason;
-  EXPECT_EQ(r.verdict.detail, "");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kNone) << r.verdict.reason;
+  EXPECT_EQ(r.verdict.detail, Subcase::kNone);
   EXPECT_EQ(r.labels.size(), 1u);
 }
 
@@ -326,12 +328,12 @@ TEST(RecordingLabelsTest, PhasesSplitAtTheChangePoint) {
                                 .Add(600)
                                 .Build());
   ASSERT_EQ(r.phases.size(), 2u);
-  EXPECT_EQ(r.phases[0].label.label, "host_cpu_bound");
+  EXPECT_EQ(r.phases[0].label.label, Bottleneck::kHostCpuBound);
   EXPECT_NEAR(r.phases[0].end_s, 300, 2);
-  EXPECT_EQ(r.phases[1].label.label, "compute_bound");
+  EXPECT_EQ(r.phases[1].label.label, Bottleneck::kComputeBound);
   EXPECT_NEAR(r.phases[0].label.share_pct, 100.0 / 3, 1);
   // A third of the run is a bottleneck: it wins over compute_bound.
-  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostCpuBound);
   EXPECT_EQ(r.labels.size(), 2u);
 }
 
@@ -343,19 +345,19 @@ TEST(RecordingLabelsTest, SawtoothFeedingIsNamed) {
                                        Pegged1(s);
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostCpuBound);
   EXPECT_NE(r.verdict.reason.find("sawtooth"), std::string::npos) << r.verdict.reason;
 }
 
 TEST(RecordingLabelsTest, EmptyAndUnfinishedRecordings) {
   AnalyzeReport empty = Analyze(RecordingBuilder().Build());
-  EXPECT_EQ(empty.verdict.label, "none");
+  EXPECT_EQ(empty.verdict.label, Bottleneck::kNone);
   EXPECT_EQ(empty.verdict.confidence, "low");
   ASSERT_FALSE(empty.warnings.empty());
 
   AnalyzeReport killed = Analyze(RecordingBuilder().Add(50).BuildUnfinished());
   EXPECT_FALSE(killed.complete);
-  EXPECT_EQ(killed.verdict.label, "compute_bound");
+  EXPECT_EQ(killed.verdict.label, Bottleneck::kComputeBound);
   EXPECT_EQ(killed.verdict.confidence, "medium");
   EXPECT_NEAR(killed.duration_s, 50, 1e-9);
 }
@@ -371,7 +373,7 @@ TEST(RecordingLabelsTest, NoGpuReadingsIsNotAGuess) {
                                        }
                                      })
                                 .Build());
-  EXPECT_EQ(r.verdict.label, "none");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kNone);
   EXPECT_EQ(r.verdict.confidence, "low");
 }
 
@@ -384,11 +386,11 @@ TEST(RecordingLabelsTest, LiveVerdictForWatch) {
                            })
                       .Build();
   LiveVerdict v = VerdictForWindow(rec.meta, rec.samples);
-  EXPECT_EQ(v.label, "host_cpu_bound");
-  EXPECT_EQ(v.detail, "single_thread_feeder");
+  EXPECT_EQ(v.label, Bottleneck::kHostCpuBound);
+  EXPECT_EQ(v.detail, Subcase::kSingleThreadFeeder);
   EXPECT_FALSE(v.evidence.empty());
   EXPECT_FALSE(v.decision.empty());
-  EXPECT_EQ(VerdictForWindow(rec.meta, {}).label, "none");
+  EXPECT_EQ(VerdictForWindow(rec.meta, {}).label, Bottleneck::kNone);
 }
 
 }  // namespace
@@ -423,7 +425,7 @@ TEST(RecordingRobustnessTest, GarbledValuesDoNotCrash) {
   o.target_gpu = "H200";
   o.price_per_gpu_hour = 1;
   AnalyzeReport r = AnalyzeRecording(b.BuildUnfinished(), o);
-  EXPECT_FALSE(r.verdict.label.empty());
+  EXPECT_NE(FindBottleneckRow(r.verdict.label, r.verdict.detail), nullptr);
   EXPECT_FALSE(r.warnings.empty());
   for (const AnalyzePhase& p : r.phases) EXPECT_TRUE(std::isfinite(p.label.share_pct));
 }
@@ -449,8 +451,8 @@ TEST(RecordingLabelsTest, GpuOnlyImportDoesNotGuessTheCause) {
                                            })
                                          .Build(),
                                      AnalyzeOptions{});
-  EXPECT_EQ(r.verdict.label, "idle");
-  EXPECT_EQ(r.verdict.detail, "no_host_data");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kIdle);
+  EXPECT_EQ(r.verdict.detail, Subcase::kNoHostData);
   EXPECT_EQ(r.verdict.confidence, "low");
   EXPECT_NE(r.verdict.decision.find("gpuvet record"), std::string::npos);
 }

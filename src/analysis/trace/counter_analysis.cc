@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/bottleneck.h"
 #include "core/hw/gpu_specs.h"
 #include "util/strings.h"
 
@@ -116,7 +117,7 @@ CounterStats ComputeCounterStats(const RankTrace& trace) {
     }
     if (k.has_dram && c.has_flops && c.ridge_flop_per_byte > 0 && (k.flops > 0 || k.dram > 0)) {
       bool memory = k.dram > 0 && k.flops / k.dram < c.ridge_flop_per_byte;
-      s.bound = memory ? "memory_bound" : "compute_bound";
+      s.bound = memory ? Bottleneck::kMemoryBound : Bottleneck::kComputeBound;
       ++(memory ? c.memory_bound_kernels : c.compute_bound_kernels);
       double t = std::max(k.flops / peak_flops, k.dram / bandwidth);
       roofline_time += t;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/trace/analyze.h"
+#include "core/bottleneck.h"
 #include "testing/trace_builder_for_test.h"
 
 namespace gpuvet {
@@ -38,7 +39,7 @@ TEST(CounterAnalysisTest, FlopsCountFmaTwiceAndSplitByPrecision) {
   ASSERT_EQ(c.top.size(), 1u);
   EXPECT_EQ(c.top[0].ranges, 2u);
   EXPECT_FALSE(c.top[0].dram_bytes.has_value());
-  EXPECT_TRUE(c.top[0].bound.empty());  // no bytes: not placed
+  EXPECT_FALSE(c.top[0].bound.has_value());  // no bytes: not placed
   EXPECT_FALSE(c.memory_bound_time_pct.has_value());
   EXPECT_EQ(c.metrics.size(), 5u);  // sm__cycles.sum listed, not used
 }
@@ -57,16 +58,16 @@ TEST(CounterAnalysisTest, RooflinePlacesKernelsAgainstTheRidgePoint) {
   EXPECT_DOUBLE_EQ(c.dram_bytes, 8e7 + 2.4e9);
   ASSERT_EQ(c.top.size(), 2u);
   EXPECT_EQ(c.top[0].name, "gemm");  // by FLOPs
-  EXPECT_EQ(c.top[0].bound, "compute_bound");
+  EXPECT_EQ(c.top[0].bound, Bottleneck::kComputeBound);
   EXPECT_NEAR(*c.top[0].intensity, 100, 1e-9);
-  EXPECT_EQ(c.top[1].bound, "memory_bound");
+  EXPECT_EQ(c.top[1].bound, Bottleneck::kMemoryBound);
   EXPECT_EQ(c.memory_bound_kernels, 1u);
   EXPECT_EQ(c.compute_bound_kernels, 1u);
   double gemm_t = 8e9 / 67e12, add_t = 2.4e9 / 3350e9;
   EXPECT_NEAR(*c.memory_bound_time_pct, 100 * add_t / (add_t + gemm_t), 1e-6);
 
   TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
-  EXPECT_EQ(r.verdict.label, "memory_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kMemoryBound);
   EXPECT_EQ(r.verdict.share_of, "roofline_time");
   EXPECT_NEAR(r.verdict.share_pct, *c.memory_bound_time_pct, 1e-9);
 }
@@ -78,9 +79,9 @@ TEST(CounterAnalysisTest, DramBytesSumIsUsedWhenTheSplitCountersAreAbsent) {
   CounterStats c = ComputeCounterStats(b.Build());
   EXPECT_TRUE(c.has_dram);
   EXPECT_DOUBLE_EQ(c.dram_bytes, 1e6);
-  EXPECT_EQ(c.top[0].bound, "compute_bound");  // 2000 FLOP/byte
+  EXPECT_EQ(c.top[0].bound, Bottleneck::kComputeBound);  // 2000 FLOP/byte
   TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
-  EXPECT_EQ(r.verdict.label, "compute_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kComputeBound);
 }
 
 TEST(CounterAnalysisTest, UnknownGpuListsIntensityButDoesNotPlace) {
@@ -92,9 +93,9 @@ TEST(CounterAnalysisTest, UnknownGpuListsIntensityButDoesNotPlace) {
   EXPECT_EQ(c.ridge_flop_per_byte, 0);
   ASSERT_TRUE(c.top[0].intensity.has_value());
   EXPECT_NEAR(*c.top[0].intensity, 2000, 1e-9);
-  EXPECT_TRUE(c.top[0].bound.empty());
+  EXPECT_FALSE(c.top[0].bound.has_value());
   TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
-  EXPECT_EQ(r.verdict.label, "counters_only");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kCountersOnly);
   EXPECT_NE(r.verdict.reason.find("Some Future GPU"), std::string::npos) << r.verdict.reason;
 }
 
@@ -103,7 +104,7 @@ TEST(CounterAnalysisTest, CounterTraceWithoutBytesSaysWhichCountersToAdd) {
   b.trace().gpu_name = "NVIDIA H100 80GB HBM3";
   b.Counters("gemm", {{kFfma, 1e9}});
   TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
-  EXPECT_EQ(r.verdict.label, "counters_only");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kCountersOnly);
   EXPECT_NE(r.verdict.reason.find("dram__bytes_read.sum"), std::string::npos);
   bool input = false, counters = false;
   for (const Finding& f : r.findings) {
@@ -123,7 +124,7 @@ TEST(CounterAnalysisTest, TruncatedCounterTraceKeepsItsCounters) {
   RankTrace t = b.Build();
   t.truncated = true;
   TraceReport r = AnalyzeTraces({t}, TraceOptions{});
-  EXPECT_EQ(r.verdict.label, "compute_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kComputeBound);
   bool warned = false, counters = false;
   for (const Finding& f : r.findings) {
     warned |= f.id == "trace.input" && f.severity == Severity::kWarn;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "analysis/trace/analyze.h"
+#include "core/bottleneck.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
 #include "sources/trace/kineto_reader.h"
@@ -47,14 +48,14 @@ const Finding* Find(const TraceReport& r, const std::string& id) {
 
 TEST(RealTraceVerdictTest, Resnet50NumWorkers0IsHostCpuBound) {
   ANALYZE_OR_SKIP(r, "kineto_tb_plugin/resnet50_2021feb_num_workers_0");
-  EXPECT_EQ(r->verdict.label, "host_cpu_bound") << r->verdict.reason;
+  EXPECT_EQ(r->verdict.label, Bottleneck::kHostCpuBound) << r->verdict.reason;
   ASSERT_NE(Find(*r, "trace.host_cpu_bound"), nullptr);
   EXPECT_EQ(Find(*r, "trace.host_cpu_bound")->severity, Severity::kWarn);
 }
 
 TEST(RealTraceVerdictTest, Resnet50NumWorkers4IsNotHostBound) {
   ANALYZE_OR_SKIP(r, "kineto_tb_plugin/resnet50_2021feb_num_workers_4");
-  EXPECT_EQ(r->verdict.label, "compute_bound") << r->verdict.reason;
+  EXPECT_EQ(r->verdict.label, Bottleneck::kComputeBound) << r->verdict.reason;
   EXPECT_EQ(Find(*r, "trace.host_cpu_bound")->severity, Severity::kOk);
   EXPECT_EQ(Find(*r, "trace.compute_bound")->severity, Severity::kInfo);
 }
@@ -104,7 +105,7 @@ TEST(RealTraceVerdictTest, CuptiCounterTraceIsCounterModeNotCpuOnly) {
   EXPECT_DOUBLE_EQ(c.flops_fp16, 551583744.0);
   EXPECT_DOUBLE_EQ(c.flops_fp64, 0);
   EXPECT_FALSE(c.has_dram);  // only instruction counters were collected
-  EXPECT_EQ(r->verdict.label, "counters_only") << r->verdict.reason;
+  EXPECT_EQ(r->verdict.label, Bottleneck::kCountersOnly) << r->verdict.reason;
   const Finding* input = Find(*r, "trace.input");
   ASSERT_NE(input, nullptr);
   EXPECT_EQ(input->summary.find("CPU-only"), std::string::npos) << input->summary;
@@ -114,8 +115,8 @@ TEST(RealTraceVerdictTest, CuptiCounterTraceIsCounterModeNotCpuOnly) {
 // Kineto's own unit-test traces: one 0 µs kernel each. No label, not "compute_bound 100 %".
 TEST(RealTraceVerdictTest, SingleKernelTracesAreInsufficientData) {
   ANALYZE_OR_SKIP(r, "kineto_tb_plugin/docs_traces");
-  for (const RankAnalysis& a : r->ranks) EXPECT_EQ(a.verdict.label, "insufficient_data");
-  EXPECT_EQ(r->verdict.label, "insufficient_data");
+  for (const RankAnalysis& a : r->ranks) EXPECT_EQ(a.verdict.label, Bottleneck::kInsufficientData);
+  EXPECT_EQ(r->verdict.label, Bottleneck::kInsufficientData);
 }
 
 // HTA's trace-compare pair: two files of rank 1 (a base and a test run), not two ranks; after
@@ -133,7 +134,7 @@ TEST(RealTraceVerdictTest, TraceComparePairIsTwoRunsNotTwoRanks) {
   }
   EXPECT_TRUE(warned);
   for (const RankAnalysis& a : r->ranks) {
-    EXPECT_EQ(a.verdict.label, "insufficient_data") << a.subject;
+    EXPECT_EQ(a.verdict.label, Bottleneck::kInsufficientData) << a.subject;
     EXPECT_LE(a.copies.copy_busy_in_span_ns, a.temporal.span_ns);
   }
 }
@@ -144,7 +145,7 @@ TEST(RealTraceVerdictTest, EveryHtaTraceAnalysesAndRenders) {
     SCOPED_TRACE(d.path().string());
     std::optional<TraceReport> r = Analyze("hta/" + d.path().filename().string());
     ASSERT_TRUE(r.has_value());
-    EXPECT_FALSE(r->verdict.label.empty());
+    EXPECT_NE(FindBottleneckRow(r->verdict.label, Subcase::kNone), nullptr);
     EXPECT_NE(RenderTraceJson(*r).find("gpuvet.trace/v1"), std::string::npos);
     EXPECT_NE(RenderTraceText(*r, false).find("verdict: "), std::string::npos);
   }

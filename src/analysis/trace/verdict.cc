@@ -8,6 +8,7 @@
 #include <cassert>
 #include <map>
 
+#include "core/bottleneck.h"
 #include "core/catalogue.h"
 #include "util/strings.h"
 
@@ -145,14 +146,15 @@ TraceVerdict CounterVerdict(const CounterStats& c) {
   if (c.memory_bound_time_pct) {
     double m = *c.memory_bound_time_pct;
     bool memory = m >= 50;
-    return {memory ? "memory_bound" : "compute_bound", memory ? m : 100 - m, "medium",
+    return {memory ? Bottleneck::kMemoryBound : Bottleneck::kComputeBound, memory ? m : 100 - m,
+            "medium",
             fmt::format("{} of the profiled kernels' roofline time is in kernels {} the ridge "
                         "point ({:.1f} FLOP/byte on {})",
                         P(memory ? m : 100 - m), memory ? "below" : "above", c.ridge_flop_per_byte,
                         GpuOf(c)),
             "roofline_time"};
   }
-  return {"counters_only", 0, "low",
+  return {Bottleneck::kCountersOnly, 0, "low",
           fmt::format("{} kernel(s) profiled by the CUPTI range profiler, no timeline; {}",
                       c.kernels, RooflineGap(c))};
 }
@@ -189,7 +191,7 @@ void AppendCounterFindings(const RankAnalysis& a, std::vector<Finding>& out) {
     std::string value = fmt::format("{} x{}, {} ({:.1f} % of FLOPs)", TruncateName(k.name),
                                     k.ranges, Flops(k.flops), k.flop_share_pct);
     if (k.intensity) value += fmt::format(", {:.2f} FLOP/byte", *k.intensity);
-    if (!k.bound.empty()) value += ", " + k.bound;
+    if (k.bound) value += fmt::format(", {}", BottleneckName(*k.bound));
     ev.push_back({fmt::format("kernel{}", i + 1), value, ""});
   }
   std::string summary;
@@ -220,16 +222,16 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   TraceVerdict v;
   if (!a.has_gpu_ops && a.counters.ranges > 0) return CounterVerdict(a.counters);
   if (!a.has_gpu_ops) {
-    return {"no_gpu_activity", 0, "high", "the trace holds no GPU operations"};
+    return {Bottleneck::kNoGpuActivity, 0, "high", "the trace holds no GPU operations"};
   }
   if (TooLittle(a, th)) {
-    return {"insufficient_data", 0, "low",
+    return {Bottleneck::kInsufficientData, 0, "low",
             fmt::format("{} GPU op(s) over {} in the analysed window: too little to judge",
                         a.temporal.ops_counted, Ms(a.temporal.span_ns))};
   }
   Signals s = Derive(a, th);
   struct Option {
-    const char* label;
+    Bottleneck label;
     double share;
     double threshold;
     std::string reason;
@@ -237,33 +239,33 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   std::vector<Option> options;
   if (LaunchBound(s, th)) {
     options.push_back(
-        {"launch_bound", s.idle_pct, th.idle_pct,
+        {Bottleneck::kLaunchBound, s.idle_pct, th.idle_pct,
          fmt::format("GPU idle {} of the span; {} of kernels run shorter than "
                      "their launch, {} of idle is in gaps under {}",
                      P(s.idle_pct), P(s.short_kernel_pct),
                      P(s.kernel_wait_share + s.short_host_share), Ms(th.launch_gap_max_ns))});
   } else if (HostBound(s, th)) {
-    options.push_back({"host_cpu_bound", s.idle_pct * s.host_wait_share / 100, th.idle_pct,
+    options.push_back({Bottleneck::kHostCpuBound, s.idle_pct * s.host_wait_share / 100, th.idle_pct,
                        fmt::format("GPU idle {} of the span; {} of idle is host wait",
                                    P(s.idle_pct), P(s.host_wait_share))});
   } else if (s.starved && s.comm_exposed_pct < th.comm_exposed_pct) {
     options.push_back(
-        {"idle", s.idle_pct, th.idle_pct,
+        {Bottleneck::kIdle, s.idle_pct, th.idle_pct,
          fmt::format("GPU idle {} of the span without a dominant cause", P(s.idle_pct))});
   }
   if (s.comm_exposed_pct >= th.comm_exposed_pct) {
     // Unexplained idle next to exposed communication is mostly streams waiting on collectives:
     // comm_bound then stands for it rather than a bare "idle".
-    options.push_back({"comm_bound", s.comm_exposed_pct, th.comm_exposed_pct,
+    options.push_back({Bottleneck::kCommBound, s.comm_exposed_pct, th.comm_exposed_pct,
                        fmt::format("communication not overlapped by compute takes {} of the span",
                                    P(s.comm_exposed_pct))});
   }
   if (s.transfer_pct >= th.transfer_pct) {
-    options.push_back({"transfer_bound", s.transfer_pct, th.transfer_pct,
+    options.push_back({Bottleneck::kTransferBound, s.transfer_pct, th.transfer_pct,
                        fmt::format("memory copies take {} of the span", P(s.transfer_pct))});
   }
   if (options.empty()) {
-    options.push_back({"compute_bound", s.compute_pct, th.compute_pct,
+    options.push_back({Bottleneck::kComputeBound, s.compute_pct, th.compute_pct,
                        fmt::format("compute kernels cover {} of the span", P(s.compute_pct))});
   }
   const Option& best =
@@ -273,7 +275,9 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   v.share_pct = best.share;
   v.reason = best.reason;
   v.confidence = Confidence(a, best.share, best.threshold, th);
-  if (v.label == "compute_bound" && s.compute_pct < th.compute_pct) v.confidence = "low";
+  if (v.label == Bottleneck::kComputeBound && s.compute_pct < th.compute_pct) {
+    v.confidence = "low";
+  }
   return v;
 }
 
@@ -446,7 +450,7 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
               {"comm_time", Ms(o.comm_ns), ""},
               {"comm_comp_overlap", P(o.overlap_pct), ""}}));
   }
-  if (a.verdict.label == "compute_bound") {
+  if (a.verdict.label == Bottleneck::kComputeBound) {
     out.push_back(Make(
         "trace.compute_bound", subj, Severity::kInfo,
         fmt::format("compute kernels cover {} of the span", P(s.compute_pct)),
@@ -519,7 +523,10 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
 static bool Judged(const RankAnalysis& a) { return a.has_gpu_ops || a.counters.ranges > 0; }
 
 TraceVerdict OverallVerdict(const std::vector<RankAnalysis>& ranks) {
-  std::map<std::string, std::pair<int, double>> votes;  // label -> (ranks, summed share)
+  // label -> (ranks, summed share), ordered by the label's name: ties go to the alphabetically
+  // first label.
+  auto by_name = [](Bottleneck x, Bottleneck y) { return BottleneckName(x) < BottleneckName(y); };
+  std::map<Bottleneck, std::pair<int, double>, decltype(by_name)> votes(by_name);
   int gpu_ranks = 0;
   std::string confidence = "high";
   for (const RankAnalysis& a : ranks) {
@@ -529,11 +536,13 @@ TraceVerdict OverallVerdict(const std::vector<RankAnalysis>& ranks) {
     ++v.first;
     v.second += a.verdict.share_pct;
   }
-  if (gpu_ranks == 0) return {"no_gpu_activity", 0, "high", "no rank holds GPU operations"};
+  if (gpu_ranks == 0) {
+    return {Bottleneck::kNoGpuActivity, 0, "high", "no rank holds GPU operations"};
+  }
   // A bottleneck outranks compute_bound, which outranks insufficient_data.
-  auto rank_of = [](const std::string& label) {
-    if (label == "insufficient_data" || label == "counters_only") return 0;
-    return label == "compute_bound" ? 1 : 2;
+  auto rank_of = [](Bottleneck label) {
+    if (label == Bottleneck::kInsufficientData || label == Bottleneck::kCountersOnly) return 0;
+    return label == Bottleneck::kComputeBound ? 1 : 2;
   };
   auto best = votes.begin();
   for (auto it = votes.begin(); it != votes.end(); ++it) {

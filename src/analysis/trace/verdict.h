@@ -11,11 +11,12 @@
 
 namespace gpuvet {
 
-// The rank's label: "no_gpu_activity" without GPU ops; else the bottleneck (host_cpu_bound,
+// The rank's label: no_gpu_activity without GPU ops (counter mode: the roofline label or
+// counters_only); insufficient_data for a too short window; else the bottleneck (host_cpu_bound,
 // launch_bound, idle, comm_bound, transfer_bound) whose threshold is crossed with the largest
 // share of the span; else compute_bound. Idle causes are the streams' idle-category ratios
 // weighted by each stream's busy time; idle with no host or launch cause counts as comm_bound
-// when exposed communication crosses its threshold, else as "idle".
+// when exposed communication crosses its threshold, else as idle.
 TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th);
 
 // The rank's trace.* findings (input, idle, host_cpu_bound, launch_bound, transfer_bound,
@@ -30,7 +31,7 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
 
 // The overall label: with one GPU rank, its verdict; else the bottleneck label most GPU ranks
 // share (ties: the larger mean share), preferred over compute_bound even when fewer ranks have it,
-// because in synchronous training every rank waits for the slowest; "no_gpu_activity" when no
+// because in synchronous training every rank waits for the slowest; no_gpu_activity when no
 // rank has GPU ops.
 TraceVerdict OverallVerdict(const std::vector<RankAnalysis>& ranks);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/trace/analyze.h"
+#include "core/bottleneck.h"
 #include "testing/trace_builder_for_test.h"
 
 namespace gpuvet {
@@ -51,9 +52,9 @@ RankTrace ComputeBound() {
 TEST(VerdictTest, HostBound) {
   TraceReport r = AnalyzeTraces({WithRank(HostBound(), 0)}, TraceOptions{});
   ASSERT_EQ(r.ranks.size(), 1u);
-  EXPECT_EQ(r.ranks[0].verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.ranks[0].verdict.label, Bottleneck::kHostCpuBound);
   EXPECT_EQ(r.ranks[0].verdict.confidence, "high");
-  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostCpuBound);
   const Finding* f = Find(r, "trace.host_cpu_bound", "rank 0");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kWarn);
@@ -68,14 +69,14 @@ TEST(VerdictTest, HostBound) {
 
 TEST(VerdictTest, LaunchBound) {
   TraceReport r = AnalyzeTraces({WithRank(LaunchBound(), 0)}, TraceOptions{});
-  EXPECT_EQ(r.ranks[0].verdict.label, "launch_bound");
+  EXPECT_EQ(r.ranks[0].verdict.label, Bottleneck::kLaunchBound);
   EXPECT_EQ(Find(r, "trace.launch_bound", "rank 0")->severity, Severity::kWarn);
   EXPECT_EQ(Find(r, "trace.host_cpu_bound", "rank 0")->severity, Severity::kOk);
 }
 
 TEST(VerdictTest, ComputeBoundIsInfo) {
   TraceReport r = AnalyzeTraces({WithRank(ComputeBound(), 0)}, TraceOptions{});
-  EXPECT_EQ(r.ranks[0].verdict.label, "compute_bound");
+  EXPECT_EQ(r.ranks[0].verdict.label, Bottleneck::kComputeBound);
   EXPECT_GT(r.ranks[0].verdict.share_pct, 99);
   const Finding* f = Find(r, "trace.compute_bound", "rank 0");
   ASSERT_NE(f, nullptr);
@@ -98,8 +99,8 @@ TEST(VerdictTest, CpuOnlyRankAndTruncatedRank) {
   EXPECT_EQ(in1->severity, Severity::kInfo);
   EXPECT_NE(in1->summary.find("CPU-only"), std::string::npos);
   EXPECT_EQ(Find(r, "trace.idle", "rank 1"), nullptr);  // nothing else for a CPU-only rank
-  EXPECT_EQ(r.ranks[1].verdict.label, "no_gpu_activity");
-  EXPECT_EQ(r.verdict.label, "compute_bound");  // the only GPU rank decides
+  EXPECT_EQ(r.ranks[1].verdict.label, Bottleneck::kNoGpuActivity);
+  EXPECT_EQ(r.verdict.label, Bottleneck::kComputeBound);  // the only GPU rank decides
 }
 
 TEST(VerdictTest, SubjectIsFileNameWhenRankUnknown) {
@@ -114,7 +115,7 @@ TEST(VerdictTest, BottleneckOnAnyRankWinsOverall) {
   TraceReport r = AnalyzeTraces(
       {WithRank(ComputeBound(), 0), WithRank(ComputeBound(), 1), WithRank(HostBound(), 2)},
       TraceOptions{});
-  EXPECT_EQ(r.verdict.label, "host_cpu_bound");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kHostCpuBound);
   EXPECT_EQ(r.verdict.reason, "1 of 3 GPU ranks");
 }
 
@@ -122,8 +123,8 @@ TEST(VerdictTest, TooShortAWindowGetsNoLabel) {
   TraceBuilder b;
   for (int i = 0; i < 3; ++i) b.Launched("ampere_sgemm", i * 20, 5, i * 20 + 6, 10);
   TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
-  EXPECT_EQ(r.ranks[0].verdict.label, "insufficient_data");
-  EXPECT_EQ(r.verdict.label, "insufficient_data");
+  EXPECT_EQ(r.ranks[0].verdict.label, Bottleneck::kInsufficientData);
+  EXPECT_EQ(r.verdict.label, Bottleneck::kInsufficientData);
   // Only the input finding: shares of a 50 µs window would be noise.
   ASSERT_EQ(r.findings.size(), 1u) << r.findings.back().id << ": " << r.findings.back().summary;
   EXPECT_EQ(r.findings[0].id, "trace.input");
@@ -133,7 +134,7 @@ TEST(VerdictTest, TooShortAWindowGetsNoLabel) {
   tiny.Launched("ampere_sgemm", 0, 5, 6, 10);
   TraceReport mixed =
       AnalyzeTraces({WithRank(tiny.Build(), 0), WithRank(ComputeBound(), 1)}, TraceOptions{});
-  EXPECT_EQ(mixed.verdict.label, "compute_bound");
+  EXPECT_EQ(mixed.verdict.label, Bottleneck::kComputeBound);
 }
 
 TEST(VerdictTest, TwoFilesOfOneRankAreSeparateRuns) {
@@ -171,7 +172,7 @@ TEST(VerdictTest, CopiesOutsideTheSpanDoNotMakeItTransferBound) {
   EXPECT_EQ(a.copies.copy_busy_ns, 800'000);
   EXPECT_EQ(a.copies.copy_busy_in_span_ns, 0);
   EXPECT_EQ(a.copies.sync_in_span_ns, 0);
-  EXPECT_EQ(a.verdict.label, "compute_bound") << a.verdict.reason;
+  EXPECT_EQ(a.verdict.label, Bottleneck::kComputeBound) << a.verdict.reason;
   EXPECT_EQ(Find(r, "trace.transfer_bound", "trace")->severity, Severity::kOk);
 }
 
@@ -187,13 +188,13 @@ TEST(VerdictTest, HostPauseAcrossAllStreamsIsHostBound) {
     t += 1010 + 18000;  // 1 ms of kernels, then the host is away
   }
   TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
-  EXPECT_EQ(r.ranks[0].verdict.label, "host_cpu_bound") << r.ranks[0].verdict.reason;
+  EXPECT_EQ(r.ranks[0].verdict.label, Bottleneck::kHostCpuBound) << r.ranks[0].verdict.reason;
   EXPECT_GT(r.ranks[0].gpu_idle.host_wait_ratio, 0.9);
 }
 
 TEST(VerdictTest, NothingAtAll) {
   TraceReport r = AnalyzeTraces({}, TraceOptions{});
-  EXPECT_EQ(r.verdict.label, "no_gpu_activity");
+  EXPECT_EQ(r.verdict.label, Bottleneck::kNoGpuActivity);
   EXPECT_TRUE(r.findings.empty());
 }
 

@@ -4,6 +4,7 @@
 // 0, or 2 for bad flags.
 #include "cli/record/watch_command.h"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -20,6 +21,7 @@
 #include "cli/common/cli_util.h"
 #include "cli/common/duration_flag.h"
 #include "cli/common/sampler_flags.h"
+#include "core/bottleneck.h"
 #include "core/report.h"
 #include "output/watch_view.h"
 #include "sources/sampler/sampler.h"
@@ -63,11 +65,10 @@ void Write(const std::string& s) {
 }
 
 // The live verdict over the recent samples (analysis/recording/recording_analyze.h): "label
-// (detail): evidence -> decision", or "" while there is too little to judge.
+// (detail): evidence -> decision".
 std::string FormatVerdict(const LiveVerdict& v) {
-  if (v.label.empty()) return "";
-  std::string s = v.label;
-  if (!v.detail.empty()) s += " (" + v.detail + ")";
+  std::string s(BottleneckName(v.label));
+  if (v.detail != Subcase::kNone) s += fmt::format(" ({})", SubcaseName(v.detail));
   if (!v.evidence.empty()) s += ": " + v.evidence;
   if (!v.decision.empty()) s += " -> " + v.decision;
   return s;
@@ -134,8 +135,8 @@ int RunWatch(const WatchFlags& flags) {
       Write(out + "\x1b[J");
     } else {
       std::string line = RenderWatchLine(sample);
-      if (!verdict.label.empty() && !line.empty() && line.back() == '\n') {
-        line.insert(line.size() - 1, " verdict=" + verdict.label);
+      if (!line.empty() && line.back() == '\n') {
+        line.insert(line.size() - 1, fmt::format(" verdict={}", BottleneckName(verdict.label)));
       }
       Write(line);
     }

@@ -1,0 +1,285 @@
+// The bottleneck table (see bottleneck.h). Keep it sorted by id (a test checks). Thresholds quoted
+// in the evidence are the defaults of AnalyzeThresholds (analysis/recording/recording_options.h)
+// and TraceThresholds (analysis/trace/trace_options.h); the decisions are the `decision` texts of
+// `gpuvet analyze` and must not change without a golden update.
+#include "core/bottleneck.h"
+
+#include <ostream>
+
+namespace gpuvet {
+
+namespace {
+
+using B = Bottleneck;
+using S = Subcase;
+
+constexpr std::string_view kCpuSaturatedDecision =
+    "The host CPUs cannot prepare data fast enough: move decode/tokenisation off the critical path "
+    "(GPU decode, precomputed features), use more or faster cores local to the GPU's NUMA node; a "
+    "faster GPU would not help.";
+constexpr std::string_view kStorageDecision =
+    "Storage cannot deliver the input fast enough: cache the dataset on local NVMe, increase "
+    "read-ahead and loader parallelism, or move to a faster tier.";
+constexpr std::string_view kLaunchDecision =
+    "The GPU is nominally busy with tiny kernels: batch more work per kernel, fuse ops "
+    "(torch.compile), capture the step in a CUDA graph and remove per-step synchronisation; a "
+    "faster GPU makes this worse, not better.";
+constexpr std::string_view kNotLimitedDecision =
+    "Nothing to fix here: the GPU is not the limit and nothing waits.";
+constexpr std::string_view kPeriodicDecision =
+    "Make the periodic work asynchronous: write checkpoints in a background thread to local disk "
+    "then upload, evaluate less often or on another GPU, and batch logging.";
+constexpr std::string_view kLeakDecision =
+    "Memory grows without bound: find the growing cache or reference (tracemalloc, "
+    "torch.cuda.memory_snapshot), bound caches, or recycle workers before it runs out.";
+constexpr std::string_view kPowerCapDecision =
+    "The GPU runs into its power limit and lowers clocks: check the limit against the board "
+    "default (`gpuvet check --only power`) and raise it if it was lowered.";
+
+constexpr BottleneckInfo kBottlenecks[] = {
+    {B::kCommBound, S::kNone, "comm_bound", "trace", "GPU waiting on communication",
+     "Collective communication not overlapped by compute takes a large share of the GPU span: "
+     "ranks wait on each other or on the network. Idle with no host or launch cause next to "
+     "exposed communication counts here too.",
+     "Exposed communication (communication kernels minus their overlap with compute) >= 20 % of "
+     "the GPU span.",
+     "Overlap communication with compute (bucketed all-reduce, FSDP prefetch), check the "
+     "interconnect (`gpuvet explain trace.comm_bound`) and look for straggler ranks."},
+    {B::kComputeBound, S::kNone, "compute_bound", "analyze, trace", "GPU busy with compute",
+     "The GPU is doing the work and nothing upstream waits: the job is limited by the GPU itself, "
+     "which is where it should be. A counter-mode trace says so when most of the kernels' "
+     "roofline time lies above the ridge point.",
+     "Recording: GPU activity >= 50 % with none of throttled, transfer_bound or memory_bound. "
+     "Trace: no bottleneck threshold crossed (compute share of span >= 60 % for confidence above "
+     "low); counter mode: >= 50 % of roofline time in kernels above the ridge point.",
+     "The GPU itself is the limit, which is where it should be: lower precision on tensor cores, "
+     "fused kernels or a faster GPU speed this job up."},
+    {B::kCountersOnly, S::kNone, "counters_only", "trace", "Kernel counters, no timeline",
+     "A counter-mode trace (CUPTI range profiler) whose counters cannot place the kernels on the "
+     "roofline: no DRAM byte or FLOP counters, or a GPU missing from the spec table. It has no "
+     "timeline, so no idle, launch or copy label applies.",
+     "A trace with profiled kernel ranges and no GPU timeline, lacking DRAM bytes, FLOP counts or "
+     "a "
+     "known ridge point.",
+     "Add dram__bytes_read.sum, dram__bytes_write.sum and the SASS add/mul/fma counters to "
+     "profiler_metrics, and take a normal (timeline) trace for idle, launch and copy analysis."},
+    {B::kCpuFallback, S::kNone, "cpu_fallback", "analyze", "Job runs on the CPU",
+     "The workload never appears on a GPU while the GPUs idle and the workload keeps a CPU core "
+     "busy: it silently fell back to the CPU.",
+     "The whole recording: no workload process on any GPU, GPU activity <= 5 % and workload CPU >= "
+     "50 % of one core (>= 25 % when PSI cpu >= 20 %).",
+     "The job runs on the CPU: check that it sees a GPU (CUDA_VISIBLE_DEVICES, container GPU "
+     "runtime, device permissions), that the framework build has CUDA, and that the model is moved "
+     "to the device; do not scale up."},
+    {B::kHostCpuBound, S::kNone, "host_cpu_bound", "analyze, trace", "GPU waiting on the host CPU",
+     "The GPU is starved because the host does not prepare or enqueue work fast enough: data "
+     "loading, preprocessing, Python overhead or a CPU limit.",
+     "Recording: GPU activity < 50 % with a CPU cause (see the sub-cases). Trace: GPU idle >= 20 % "
+     "of the span with >= 50 % of the idle time waiting on the host, and not launch_bound.",
+     kCpuSaturatedDecision},
+    {B::kHostCpuBound, S::kCpuQuota, "host_cpu_bound/cpu_quota", "analyze",
+     "GPU waiting on the job's CPU quota",
+     "The workload's cgroup CPU quota holds it back: the job could use more CPU than it may, and "
+     "the GPU waits.",
+     "GPU activity < 50 % and cgroup throttling >= 10 % of periods, or the workload uses >= 90 % "
+     "of its CPU quota.",
+     "Raise the job's CPU limit (cgroup cpu.max, Kubernetes limits.cpu, Slurm --cpus-per-task) to "
+     "match the GPU's appetite; a faster GPU would not help."},
+    {B::kHostCpuBound, S::kCpuSaturated, "host_cpu_bound/cpu_saturated", "analyze",
+     "GPU waiting on saturated host CPUs",
+     "Every CPU of the host is busy (or tasks queue for one): the host cannot prepare data as fast "
+     "as the GPU consumes it.",
+     "GPU activity < 50 % and host CPU >= 85 %, half the cores pegged (>= 90 %), or PSI cpu "
+     "\"some\" >= 20 %.",
+     kCpuSaturatedDecision},
+    {B::kHostCpuBound, S::kSingleThreadFeeder, "host_cpu_bound/single_thread_feeder", "analyze",
+     "GPU fed by one pegged thread",
+     "One workload thread is pegged at a full core while the host has CPUs to spare: the job feeds "
+     "the GPU from a single thread (the Python main loop, one data loader).",
+     "GPU activity < 50 %, the busiest workload thread >= 90 % of a core, and the host not "
+     "saturated.",
+     "One thread feeds the GPU: add data-loader workers (num_workers), move decode and "
+     "augmentation to worker processes or the GPU (DALI), or cut per-step Python (torch.compile, "
+     "CUDA graphs); a faster GPU would not help."},
+    {B::kHostIoBound, S::kNone, "host_io_bound", "analyze", "GPU waiting on storage",
+     "The GPU is starved because input does not arrive from storage fast enough.",
+     "GPU activity < 50 % with a storage cause (see the sub-cases); the workload's own reads must "
+     "reach 1 MiB/s when they are known, else the wait is another tenant's.",
+     kStorageDecision},
+    {B::kHostIoBound, S::kSmallFiles, "host_io_bound/small_files", "analyze",
+     "GPU waiting on many small files",
+     "The input is many small files: metadata latency (open, stat, short reads), not bandwidth, "
+     "starves the GPU.",
+     "GPU activity < 50 % and the workload's average read < 64 KiB with >= 50 opens/s or >= 500 "
+     "reads/s.",
+     "Many small files starve the GPU through metadata latency: shard the dataset into larger "
+     "files (tar/WebDataset, TFRecord, LMDB) or stage it on local NVMe before the job."},
+    {B::kHostIoBound, S::kStorage, "host_io_bound/storage", "analyze",
+     "GPU waiting on storage bandwidth",
+     "Tasks wait on storage: the dataset's tier cannot deliver the input fast enough.",
+     "GPU activity < 50 % and iowait >= 10 %, PSI io >= 20 % or a disk >= 80 % busy.",
+     kStorageDecision},
+    {B::kIdle, S::kNone, "idle", "analyze, trace", "No work given to the GPU",
+     "The GPU is idle and nothing on the host is busy, or (in a trace) idle without a dominant "
+     "cause: no work is being given to the GPU.",
+     "Recording: GPU activity < 5 % with the host idle, or a CPU-fallback-shaped run whose "
+     "workload is not busy. Trace: GPU idle >= 20 % of the span with no host, launch or "
+     "communication cause.",
+     "Nothing is given to the GPU: check whether the job is still starting, waiting on another "
+     "service, or has finished its work."},
+    {B::kIdle, S::kNoHostData, "idle/no_host_data", "analyze", "Starved GPU, cause not recorded",
+     "The GPU is starved but the recording holds GPU figures only (an import of nvidia-smi logs): "
+     "the starvation is visible, its cause is not.",
+     "GPU activity < 50 % and no host CPU, iowait or workload figures in the window; confidence "
+     "low.",
+     "Record the job with `gpuvet record` (host CPU, iowait, threads, reads) to see what the GPU "
+     "waits on; GPU figures alone show the starvation, not its cause."},
+    {B::kInsufficientData, S::kNone, "insufficient_data", "trace", "Too little GPU activity",
+     "The analysed window holds too little GPU time to say anything about the workload.",
+     "GPU span of the analysed window < 100 us.",
+     "Trace a longer window covering a few complete steps (skip the first steps of start-up)."},
+    {B::kLaunchBound, S::kNone, "launch_bound", "analyze, trace", "Bound by kernel launches",
+     "The GPU waits between tiny kernels: launch overhead and per-step synchronisation, not GPU "
+     "speed, set the pace.",
+     "Trace: GPU idle >= 20 % of the span, >= 50 % of kernels shorter than their launch and >= 50 "
+     "% "
+     "of idle in gaps < 50 us. Recording: see launch_bound/busy_not_productive.",
+     kLaunchDecision},
+    {B::kLaunchBound, S::kBusyNotProductive, "launch_bound/busy_not_productive", "analyze",
+     "GPU nominally busy, SMs idle",
+     "Kernels are resident (GPU-Util high) while the SMs stay mostly idle: tiny kernels or "
+     "per-step synchronisation keep the GPU nominally busy.",
+     "GPM only: GPU-Util >= 80 % while SM activity < 50 %.", kLaunchDecision},
+    {B::kMemoryBound, S::kNone, "memory_bound", "analyze, trace", "Bound by memory bandwidth",
+     "Kernels are limited by device memory bandwidth rather than arithmetic.",
+     "Recording: GPU activity >= 50 % and GPM DRAM bandwidth >= 60 % with tensor activity < 30 % "
+     "(without GPM: NVML memory utilisation >= 70 %, confidence at most medium). Counter-mode "
+     "trace: >= 50 % of roofline time in kernels below the ridge point.",
+     "Kernels are limited by memory bandwidth: fuse memory-bound ops, use lower precision "
+     "(BF16/FP8) to move fewer bytes; a GPU with more memory bandwidth (H200, B200) helps, more "
+     "FLOPS alone does not."},
+    {B::kMemoryLeak, S::kNone, "memory_leak", "analyze", "Memory grows without bound",
+     "A workload process's RSS or a GPU's memory in use grows steadily over the run and will run "
+     "out.",
+     "A least-squares fit of memory over >= 120 s with r2 >= 0.8 that grows >= 10 % of its start "
+     "and >= 64 MiB (see the sub-cases for which memory).",
+     kLeakDecision},
+    {B::kMemoryLeak, S::kGpuMemory, "memory_leak/gpu_memory", "analyze", "GPU memory grows",
+     "Memory in use on a workload GPU grows steadily.",
+     "The GPU's memory-used series passes the memory_leak fit; time to OOM from the GPU's total.",
+     kLeakDecision},
+    {B::kMemoryLeak, S::kHostRss, "memory_leak/host_rss", "analyze", "Host RSS grows",
+     "The resident memory of a workload process grows steadily.",
+     "The process's RSS series passes the memory_leak fit; time to OOM from MemAvailable.",
+     kLeakDecision},
+    {B::kNoGpuActivity, S::kNone, "no_gpu_activity", "trace", "No GPU operations",
+     "The trace (or rank) holds no GPU operations: a CPU-only process, or one that never reached "
+     "the GPU.",
+     "No kernel, copy or memset in the trace and no profiled kernel ranges.",
+     "Check that the process saw a GPU (CUDA_VISIBLE_DEVICES, device placement); a CPU-only rank "
+     "of a job has no GPU work to judge."},
+    {B::kNone, S::kNone, "none", "analyze", "Not limited",
+     "The GPU is not the limit and nothing waits: a light job that is still fast, or a window with "
+     "no GPU activity readings. Not a bottleneck.",
+     "GPU activity < 50 % with no host, storage, copy or launch cause and activity >= 5 %; or no "
+     "activity readings at all (confidence low).",
+     kNotLimitedDecision},
+    {B::kNone, S::kBursty, "none/bursty", "analyze", "Bursty, waiting for work",
+     "The GPU works in bursts with the host idle between them: a server between requests, a job "
+     "that waits for work, not for a resource.",
+     "As none, with >= 20 % of samples switching between busy and trough.", kNotLimitedDecision},
+    {B::kPeriodicStall, S::kNone, "periodic_stall", "analyze", "GPU stalls at a regular period",
+     "GPU activity drops at a regular period inside an otherwise busy run: checkpoints, "
+     "evaluation or logging that the training loop waits for.",
+     "Median activity >= 50 % and >= 3 troughs below 50 % whose start-to-start intervals agree "
+     "within 15 %, each shorter than half the period.",
+     kPeriodicDecision},
+    {B::kPeriodicStall, S::kWriteBurst, "periodic_stall/write_burst", "analyze",
+     "Periodic stalls with disk writes",
+     "The periodic stalls coincide with a burst of disk writes: the loop waits for a checkpoint "
+     "to be written.",
+     "As periodic_stall, with disk writes during the stalls >= 1 MB/s and >= 3x the rate outside "
+     "them.",
+     kPeriodicDecision},
+    {B::kThrottled, S::kNone, "throttled", "analyze", "GPU clocks held down",
+     "The GPU is doing the work but its clocks are held down by its power limit, heat or a "
+     "hardware slowdown.",
+     "GPU activity >= 50 %, slowdown reasons active >= 50 % of busy time and the SM clock >= 10 % "
+     "below its maximum (run level: a slowdown reason >= 10 % of a GPU's busy time).",
+     kPowerCapDecision},
+    {B::kThrottled, S::kHwSlowdown, "throttled/hw_slowdown", "analyze", "Hardware slowdown",
+     "Hardware slowdown or power brake (an external signal: PSU, power cable, BMC) lowers the "
+     "clocks.",
+     "As throttled, with HW slowdown the largest share of busy time.",
+     "Hardware slowdown or power brake: check PSUs, power cables and BMC events; drain the node if "
+     "it persists."},
+    {B::kThrottled, S::kPowerCap, "throttled/power_cap", "analyze", "Power-capped clocks",
+     "The GPU runs into its power limit and lowers its clocks.",
+     "As throttled, with the SW power cap the largest share of busy time.", kPowerCapDecision},
+    {B::kThrottled, S::kThermal, "throttled/thermal", "analyze", "Thermal throttling",
+     "The GPU is hot and lowers its clocks (SW or HW thermal slowdown).",
+     "As throttled, with thermal slowdown the largest share of busy time (ties go to thermal).",
+     "Clocks drop because the GPU is hot: fix airflow, fan curves and inlet temperature before "
+     "tuning software."},
+    {B::kTransferBound, S::kNone, "transfer_bound", "analyze, trace", "Bound by host-device copies",
+     "Host-device copies fill the PCIe link or take a large share of GPU time: the job is bound "
+     "by transfers.",
+     "Recording: PCIe traffic >= 60 % of the link's rate (starved or not). Trace: memory copies "
+     ">= 10 % of the GPU span.",
+     "Host-device copies fill the PCIe link: pin host memory, overlap copies with compute, keep "
+     "tensors resident on the GPU, and confirm the link runs at full width and generation "
+     "(`gpuvet check`)."},
+};
+
+const BottleneckInfo* LabelRow(Bottleneck label) { return FindBottleneckRow(label, S::kNone); }
+
+}  // namespace
+
+std::span<const BottleneckInfo> Bottlenecks() { return kBottlenecks; }
+
+const BottleneckInfo* FindBottleneck(std::string_view id) {
+  for (const BottleneckInfo& b : kBottlenecks) {
+    if (b.id == id) return &b;
+  }
+  return nullptr;
+}
+
+const BottleneckInfo* FindBottleneckRow(Bottleneck label, Subcase subcase) {
+  for (const BottleneckInfo& b : kBottlenecks) {
+    if (b.label == label && b.subcase == subcase) return &b;
+  }
+  return nullptr;
+}
+
+std::string_view BottleneckName(Bottleneck label) {
+  const BottleneckInfo* row = LabelRow(label);
+  return row ? row->id : "";  // every label has a row (bottleneck_test)
+}
+
+std::string_view SubcaseName(Subcase subcase) {
+  if (subcase == S::kNone) return "";
+  for (const BottleneckInfo& b : kBottlenecks) {
+    if (b.subcase == subcase) return b.id.substr(b.id.find('/') + 1);
+  }
+  return "";  // every sub-case has a row (bottleneck_test)
+}
+
+std::optional<Subcase> FindSubcase(std::string_view name) {
+  for (int i = 0; i < kSubcaseCount; ++i) {
+    Subcase s = static_cast<Subcase>(i);
+    if (SubcaseName(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
+std::string_view DecisionFor(Bottleneck label, Subcase subcase) {
+  const BottleneckInfo* row = FindBottleneckRow(label, subcase);
+  if (!row) row = LabelRow(label);
+  return row ? row->decision : "";
+}
+
+std::ostream& operator<<(std::ostream& os, Bottleneck label) { return os << BottleneckName(label); }
+
+std::ostream& operator<<(std::ostream& os, Subcase subcase) { return os << SubcaseName(subcase); }
+
+}  // namespace gpuvet

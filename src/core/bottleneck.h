@@ -1,0 +1,92 @@
+// The bottleneck vocabulary that `gpuvet analyze`, `watch` and `trace` share: one table of every
+// label and sub-case they can emit, each with its stable id, what it means, the evidence it needs
+// and the decision to take. The analyses hold the enums; strings appear only at the output edge
+// (renderers, `gpuvet checks`, `gpuvet explain LABEL`).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace gpuvet {
+
+// A label of the shared vocabulary. Its string id (BottleneckName) is part of the JSON schemas.
+enum class Bottleneck {
+  kNone,              // "none": the GPU is not the limit and nothing waits
+  kIdle,              // "idle"
+  kCpuFallback,       // "cpu_fallback"
+  kHostCpuBound,      // "host_cpu_bound"
+  kHostIoBound,       // "host_io_bound"
+  kTransferBound,     // "transfer_bound"
+  kLaunchBound,       // "launch_bound"
+  kMemoryBound,       // "memory_bound"
+  kComputeBound,      // "compute_bound"
+  kCommBound,         // "comm_bound"
+  kThrottled,         // "throttled"
+  kPeriodicStall,     // "periodic_stall"
+  kMemoryLeak,        // "memory_leak"
+  kInsufficientData,  // "insufficient_data"
+  kCountersOnly,      // "counters_only"
+  kNoGpuActivity,     // "no_gpu_activity"
+};
+inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kNoGpuActivity) + 1;
+
+// A sub-diagnosis of a label (the `detail` of a recording label); kNone when there is none.
+enum class Subcase {
+  kNone,                // ""
+  kCpuQuota,            // host_cpu_bound/cpu_quota
+  kSingleThreadFeeder,  // host_cpu_bound/single_thread_feeder
+  kCpuSaturated,        // host_cpu_bound/cpu_saturated
+  kSmallFiles,          // host_io_bound/small_files
+  kStorage,             // host_io_bound/storage
+  kBusyNotProductive,   // launch_bound/busy_not_productive
+  kBursty,              // none/bursty
+  kNoHostData,          // idle/no_host_data
+  kPowerCap,            // throttled/power_cap
+  kThermal,             // throttled/thermal
+  kHwSlowdown,          // throttled/hw_slowdown
+  kWriteBurst,          // periodic_stall/write_burst
+  kHostRss,             // memory_leak/host_rss
+  kGpuMemory,           // memory_leak/gpu_memory
+};
+inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kGpuMemory) + 1;
+
+// One row of the vocabulary: a label (subcase kNone) or one of its sub-cases.
+struct BottleneckInfo {
+  Bottleneck label;
+  Subcase subcase;
+  std::string_view id;          // "host_cpu_bound", "host_cpu_bound/cpu_quota"
+  std::string_view emitted_by;  // the commands that can report it: "analyze", "trace", both
+  std::string_view title;       // a few words
+  std::string_view meaning;     // what it says about the job
+  std::string_view evidence;    // the signals and thresholds that decide it
+  std::string_view decision;    // what to change (the `decision` of an analyze label)
+};
+
+// Every row, sorted by id (a label's row comes right before its sub-cases). Static storage.
+std::span<const BottleneckInfo> Bottlenecks();
+
+// The row for `id`, "label" or "label/subcase"; nullptr when the table has none.
+const BottleneckInfo* FindBottleneck(std::string_view id);
+
+// The row for exactly this label and sub-case; nullptr when the pair is not in the table.
+const BottleneckInfo* FindBottleneckRow(Bottleneck label, Subcase subcase);
+
+// The stable string id of a label ("host_cpu_bound"); every enum value has one.
+std::string_view BottleneckName(Bottleneck label);
+
+// The stable string of a sub-case ("cpu_quota"), "" for Subcase::kNone.
+std::string_view SubcaseName(Subcase subcase);
+
+// The sub-case whose string is `name`, or nullopt ("" is Subcase::kNone).
+std::optional<Subcase> FindSubcase(std::string_view name);
+
+// The decision for a label and sub-case: the pair's row, else the label's own row.
+std::string_view DecisionFor(Bottleneck label, Subcase subcase = Subcase::kNone);
+
+// Print the string ids (for test failure messages and logs).
+std::ostream& operator<<(std::ostream& os, Bottleneck label);
+std::ostream& operator<<(std::ostream& os, Subcase subcase);
+
+}  // namespace gpuvet
