@@ -98,6 +98,9 @@ int RunBench(const BenchFlags& flags) {
     }
   }
 
+  Result<ReportTime> now = ResolveNow(flags.now);
+  if (!now.ok()) return UsageError("bench", now.status().message());
+
   BenchOptions options;
   options.cuda_lib = flags.cuda_lib;
   options.full = flags.full;
@@ -117,7 +120,7 @@ int RunBench(const BenchFlags& flags) {
 
   BenchReport report;
   report.gpuvet_version = GPUVET_VERSION;
-  report.generated_at = flags.now.empty() ? NowIso() : flags.now;
+  report.generated_at = now->iso;
   report.policy_source = policy.source;
   report.baseline_source = flags.baseline;
   auto result = std::make_shared<std::promise<BenchRun>>();

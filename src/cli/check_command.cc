@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <utility>
 
 #include "cli/common/cli_util.h"
@@ -94,16 +93,6 @@ std::vector<std::string_view> SelectedIds(const CheckFlags& flags, bool offline,
   return ids;
 }
 
-// Seconds since the epoch of an ISO 8601 UTC timestamp ("2026-01-01T00:00:00Z", as NowIso and
-// --now write it); the current time when it does not parse.
-double UnixTimeOf(const std::string& iso) {
-  std::tm tm{};
-  const char* end = ::strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (end == nullptr || (*end != 'Z' && *end != '\0'))
-    return static_cast<double>(std::time(nullptr));
-  return static_cast<double>(::timegm(&tm));
-}
-
 }  // namespace
 
 int RunCheck(const CheckFlags& in_flags) {
@@ -140,6 +129,8 @@ int RunCheck(const CheckFlags& in_flags) {
   if (flags.format != "text" && flags.format != "json") {
     return UsageError("check", "--format must be text or json, not '" + flags.format + "'");
   }
+  Result<ReportTime> now = ResolveNow(flags.now);
+  if (!now.ok()) return UsageError("check", now.status().message());
 
   Policy policy;
   if (!flags.policy.empty()) {
@@ -175,7 +166,7 @@ int RunCheck(const CheckFlags& in_flags) {
 
   CheckReport report;
   report.gpuvet_version = GPUVET_VERSION;
-  report.generated_at = flags.now.empty() ? NowIso() : flags.now;
+  report.generated_at = now->iso;
   report.policy_source = policy.source;
 
   if (offline) {
@@ -249,8 +240,7 @@ int RunCheck(const CheckFlags& in_flags) {
   std::fwrite(rendered.data(), 1, rendered.size(), stdout);
   std::fflush(stdout);
   if (!flags.textfile.empty()) {
-    Status written = WriteFileAtomic(flags.textfile,
-                                     RenderCheckTextfile(report, UnixTimeOf(report.generated_at)));
+    Status written = WriteFileAtomic(flags.textfile, RenderCheckTextfile(report, now->unix_s));
     if (!written.ok()) return UsageError("check", "--textfile: " + written.message());
   }
   return report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;

@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <ctime>
 
 #include "cli/common/cli_util.h"
 #include "core/report.h"
@@ -73,12 +72,8 @@ bool LoadAndAudit(const FleetFlags& flags, const char* command, FleetReport* rep
   }
   Result<double> window = ParseDuration(flags.window);
   if (!window.ok()) return fail("--window: " + window.status().message());
-  double now = static_cast<double>(std::time(nullptr));
-  if (!flags.now.empty()) {
-    Result<double> t = ParseIsoTime(flags.now);
-    if (!t.ok()) return fail("--now: " + t.status().message());
-    now = *t;
-  }
+  Result<ReportTime> now = ResolveNow(flags.now);
+  if (!now.ok()) return fail(now.status().message());
   Policy policy;
   if (!flags.policy.empty()) {
     auto loaded = LoadPolicy(flags.policy);
@@ -87,11 +82,11 @@ bool LoadAndAudit(const FleetFlags& flags, const char* command, FleetReport* rep
   }
   Result<FleetInput> input = InvalidInput("no input");
   if (!flags.reports.empty()) {
-    input = ReadFleetReports(flags.reports, now, *window);
+    input = ReadFleetReports(flags.reports, now->unix_s, *window);
   } else {
     auto client = PrometheusClient::Create(flags.prometheus, flags.http_timeout_s);
     if (!client.ok()) return fail(client.status().message());
-    input = ReadFleetFromPrometheus(*client.value(), now, *window);
+    input = ReadFleetFromPrometheus(*client.value(), now->unix_s, *window);
   }
   if (!input.ok()) return fail(input.status().message());
   if (input->nodes.empty()) {
@@ -103,7 +98,7 @@ bool LoadAndAudit(const FleetFlags& flags, const char* command, FleetReport* rep
   }
   *report = AuditFleet(*input, policy);
   report->gpuvet_version = GPUVET_VERSION;
-  report->generated_at = flags.now.empty() ? NowIso() : flags.now;
+  report->generated_at = now->iso;
   return true;
 }
 

@@ -1,4 +1,4 @@
-// Shared subcommand helpers.
+// Shared subcommand helpers: usage errors, the report clock and --now, colour.
 #include "cli/common/cli_util.h"
 
 #include <unistd.h>
@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "core/report.h"
+#include "util/iso_time.h"
 
 namespace gpuvet {
 
@@ -17,13 +18,14 @@ int UsageError(std::string_view command, const std::string& message) {
   return kExitUsage;
 }
 
-std::string NowIso() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+Result<ReportTime> ResolveNow(const std::string& now_flag) {
+  if (now_flag.empty()) {
+    const int64_t t = static_cast<int64_t>(std::time(nullptr));
+    return ReportTime{FormatIsoTime(t), static_cast<double>(t)};
+  }
+  Result<double> t = ParseIsoTime(now_flag);
+  if (!t.ok()) return InvalidInput("--now: " + t.status().message());
+  return ReportTime{now_flag, *t};
 }
 
 bool UseColor(const std::string& mode) {

@@ -24,6 +24,8 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   if (flags.price_per_gpu_hour && !(*flags.price_per_gpu_hour > 0)) {
     return UsageError("analyze", "--price-per-gpu-hour must be a positive number");
   }
+  Result<ReportTime> now = ResolveNow(flags.now);
+  if (!now.ok()) return UsageError("analyze", now.status().message());
   Result<Recording> rec = ReadRecording(path);
   if (!rec.ok()) return UsageError("analyze", rec.status().message());
   AnalyzeOptions options;
@@ -31,7 +33,7 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   options.price_per_gpu_hour = flags.price_per_gpu_hour;
   AnalyzeReport report = AnalyzeRecording(*rec, options);
   report.source = path;
-  report.generated_at = flags.now.empty() ? NowIso() : flags.now;
+  report.generated_at = now->iso;
   std::string out = flags.format == "json" ? RenderAnalyzeJson(report)
                                            : RenderAnalyzeText(report, UseColor(flags.color));
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -7,13 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "util/file.h"
+#include "util/iso_time.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -184,32 +184,6 @@ void ApplyBench(const FleetReportFile& r, FleetNode& node) {
 }
 
 }  // namespace
-
-Result<double> ParseIsoTime(std::string_view iso) {
-  std::tm tm{};
-  std::string s(Trim(iso));
-  const char* end = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!end) return InvalidInput(fmt::format("'{}' is not an ISO 8601 time", s));
-  double frac = 0;
-  if (*end == '.') {
-    const char* p = end + 1;
-    double scale = 0.1;
-    while (*p >= '0' && *p <= '9') frac += (*p++ - '0') * scale, scale /= 10;
-    end = p;
-  }
-  double offset = 0;
-  std::string_view rest(end);
-  if (rest == "Z" || rest.empty()) {
-  } else if ((rest[0] == '+' || rest[0] == '-') && rest.size() == 6 && rest[3] == ':') {
-    auto h = ParseInt(rest.substr(1, 2));
-    auto m = ParseInt(rest.substr(4, 2));
-    if (!h || !m) return InvalidInput(fmt::format("'{}': bad UTC offset", s));
-    offset = (*h * 3600 + *m * 60) * (rest[0] == '+' ? 1 : -1);
-  } else {
-    return InvalidInput(fmt::format("'{}': unexpected '{}' after the time", s, rest));
-  }
-  return static_cast<double>(timegm(&tm)) + frac - offset;
-}
 
 Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::string& source) {
   FleetReportFile r;

@@ -33,9 +33,6 @@ struct FleetReportFile {
 // schema, no generated_at, a check without host.hostname.
 Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::string& source);
 
-// "2026-01-01T00:00:00Z" (also with fractional seconds or a +HH:MM offset) as unix seconds.
-Result<double> ParseIsoTime(std::string_view iso);
-
 // Builds the nodes from parsed reports (any order). A bench report belongs to the host whose
 // check reports share its directory; with none (or several hosts there) to the directory's name.
 FleetInput BuildFleetFromReports(std::vector<FleetReportFile> reports, double now, double window_s);

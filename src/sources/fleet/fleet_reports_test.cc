@@ -54,13 +54,6 @@ constexpr char kBench[] = R"({"schema": "gpuvet.bench/v1", "generated_at": "2026
     {"id": "h2d_pinned", "gpu": 0, "peer": -1, "median": 52.5, "unit": "GB/s", "skipped": null},
     {"id": "bf16_tensor", "gpu": 0, "peer": -1, "median": 0, "unit": "TFLOP/s", "skipped": "no lib"}]})";
 
-TEST(FleetReportsTest, IsoTimes) {
-  EXPECT_DOUBLE_EQ(*ParseIsoTime("1970-01-01T00:01:00Z"), 60);
-  EXPECT_DOUBLE_EQ(*ParseIsoTime("1970-01-01T01:00:00.5+01:00"), 0.5);
-  EXPECT_FALSE(ParseIsoTime("yesterday").ok());
-  EXPECT_FALSE(ParseIsoTime("1970-01-01T00:00:00Zjunk").ok());
-}
-
 TEST(FleetReportsTest, SkipReasonsArePrecise) {
   auto r = ParseFleetReport("{\"schema\": \"x/v1\"}", "f");
   ASSERT_FALSE(r.ok());

@@ -7,15 +7,12 @@
 #include <tuple>
 #include <utility>
 
-#include "sources/kmsg/kernel_log_scan.h"
 #include "sources/kmsg/kernel_log_signals.h"
+#include "util/iso_time.h"
 
 namespace gpuvet {
 
 namespace {
-
-using kernel_log_internal::CountDigits;
-using kernel_log_internal::Digits;
 
 // The kill line follows its "oom-kill:" header within a few records (the kernel prints the task
 // dump between them only with vm.oom_dump_tasks, which is usually off in that position).
@@ -26,76 +23,21 @@ constexpr size_t kAerWindow = 2;
 // Distinct extras (PIDs, error types) kept per deduplicated event.
 constexpr size_t kMaxExtras = 8;
 
-// Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned mp = m > 2 ? m - 3 : m + 9;  // March-based month, no unsigned wrap-around
-  const unsigned doy = (153 * mp + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-int Num(std::string_view s, size_t pos, size_t n) {
-  int v = 0;
-  for (size_t i = 0; i < n; ++i) v = v * 10 + (s[pos + i] - '0');
-  return v;
-}
-
 // Seconds to compare two records by: since boot when both have it, else Unix time.
 bool Elapsed(const KernelLogRecord& a, const KernelLogRecord& b, double* out) {
   if (a.monotonic_s >= 0 && b.monotonic_s >= 0) {
     *out = b.monotonic_s - a.monotonic_s;
     return true;
   }
-  double ea = IsoTimeToEpoch(a.time), eb = IsoTimeToEpoch(b.time);
-  if (ea >= 0 && eb >= 0) {
-    *out = eb - ea;
+  Result<double> ea = ParseIsoTime(a.time), eb = ParseIsoTime(b.time);
+  if (ea.ok() && eb.ok()) {
+    *out = *eb - *ea;
     return true;
   }
   return false;
 }
 
 }  // namespace
-
-double IsoTimeToEpoch(std::string_view s) {
-  size_t p = 0;
-  using kernel_log_internal::Char;
-  if (!(Digits(s, p, 4) && Char(s, p, '-') && Digits(s, p, 2) && Char(s, p, '-') &&
-        Digits(s, p, 2) && (Char(s, p, 'T') || Char(s, p, ' ')) && Digits(s, p, 2) &&
-        Char(s, p, ':') && Digits(s, p, 2) && Char(s, p, ':') && Digits(s, p, 2))) {
-    return -1;
-  }
-  int year = Num(s, 0, 4), month = Num(s, 5, 2), day = Num(s, 8, 2);
-  int hour = Num(s, 11, 2), minute = Num(s, 14, 2), second = Num(s, 17, 2);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
-    return -1;
-  }
-  double frac = 0;
-  if (p < s.size() && (s[p] == ',' || s[p] == '.')) {
-    size_t n = CountDigits(s.substr(p + 1));
-    double scale = 0.1;
-    for (size_t i = 0; i < n && i < 9; ++i, scale /= 10) frac += (s[p + 1 + i] - '0') * scale;
-    p += 1 + n;
-  }
-  int offset_s = 0;
-  if (p < s.size() && (s[p] == '+' || s[p] == '-')) {
-    int sign = s[p] == '-' ? -1 : 1;
-    size_t q = p + 1;
-    if (!Digits(s, q, 2)) return -1;
-    int oh = Num(s, p + 1, 2);
-    Char(s, q, ':');
-    size_t mstart = q;
-    if (!Digits(s, q, 2)) return -1;
-    offset_s = sign * (oh * 3600 + Num(s, mstart, 2) * 60);
-  } else if (p < s.size() && s[p] != 'Z' && s[p] != ' ') {
-    return -1;
-  }
-  int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-  double t = static_cast<double>(days * 86400 + hour * 3600 + minute * 60 + second) + frac;
-  return t - offset_s;
-}
 
 std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogRecord>& records) {
   std::vector<KernelSignalEvent> out;
@@ -131,7 +73,8 @@ std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogReco
     ev.value = m->value;
     ev.time = rec.time;
     ev.monotonic_s = rec.monotonic_s;
-    ev.epoch_s = IsoTimeToEpoch(rec.time);
+    Result<double> epoch = ParseIsoTime(rec.time);
+    ev.epoch_s = epoch.ok() ? *epoch : -1;
     ev.text = rec.text;
     if (ev.signal == KernelSignal::kOomKill && !m->continuation) {
       oom = Open{i, out.size(), m->pid, ev.detail};

@@ -52,8 +52,4 @@ std::vector<KernelEvent> ExtractKernelEvents(const std::vector<KernelLogRecord>&
 // log has an empty end_time. In log order of their start.
 std::vector<NfsOutage> ExtractNfsOutages(const std::vector<KernelLogRecord>& records);
 
-// Unix time of an ISO-8601 timestamp as kernel logs print it ("2025-01-21T02:21:33,498559+00:00",
-// "2025-01-17T17:10:43+0000", "…Z"; no zone is read as UTC), or -1 when `time` is not one.
-double IsoTimeToEpoch(std::string_view time);
-
 }  // namespace gpuvet

@@ -338,18 +338,6 @@ TEST(KernelSignalEventsTest, NfsDurationFromIsoAndJournalTimes) {
   EXPECT_FALSE(outages[0].end_time.empty());
 }
 
-TEST(IsoTimeToEpochTest, Forms) {
-  EXPECT_DOUBLE_EQ(IsoTimeToEpoch("1970-01-01T00:00:00Z"), 0);
-  EXPECT_DOUBLE_EQ(IsoTimeToEpoch("2025-01-17T17:10:43+0000"), 1737133843);
-  EXPECT_DOUBLE_EQ(IsoTimeToEpoch("2025-01-17T18:10:43+01:00"), 1737133843);
-  EXPECT_NEAR(IsoTimeToEpoch("2025-02-10T16:28:06,502716+00:00"), 1739204886.502716, 1e-5);
-  EXPECT_DOUBLE_EQ(IsoTimeToEpoch("2024-02-29T00:00:00"), 1709164800);  // leap day, no zone
-  EXPECT_EQ(IsoTimeToEpoch("[123.456]"), -1);
-  EXPECT_EQ(IsoTimeToEpoch("2025-13-01T00:00:00Z"), -1);
-  EXPECT_EQ(IsoTimeToEpoch("2025-01-01T00:00:00+0"), -1);
-  EXPECT_EQ(IsoTimeToEpoch(""), -1);
-}
-
 TEST(KernelSignalSharedDataTest, PeermemLinesFromRealLogs) {
   if (!fs::is_directory(SharedKmsgDir())) {
     GTEST_SKIP() << "shared data folder absent: " << SharedKmsgDir();

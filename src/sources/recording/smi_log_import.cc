@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <map>
 
 #include "util/file.h"
+#include "util/iso_time.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -30,13 +30,8 @@ std::optional<double> ParseSmiTimestamp(std::string_view date, std::string_view 
       s < 0 || s >= 61) {
     return std::nullopt;
   }
-  std::tm tm = {};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  return static_cast<double>(timegm(&tm)) + s;
+  const int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  return static_cast<double>(days * 86400 + h * 3600 + mi * 60) + s;
 }
 
 Recording BuildRecording(std::vector<SmiRow> rows, std::vector<RecordedGpu> gpus,
