@@ -559,6 +559,24 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Gpuvet({}).exit_code, 2);
 }
 
+// A --now that does not parse is a usage error naming the flag and the accepted form, on every
+// command that takes it, instead of silently meaning "now". Checked before anything is measured.
+TEST(CliTest, BadNowIsAUsageError) {
+  for (const char* bad : {"yesterday", "2026-02-30T00:00:00Z", "2026-01-01T00:00:00Zjunk"}) {
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"check"}, {"bench"}, {"analyze", "/nonexistent/x.gpuvet"}}) {
+      const std::string command = args[0];
+      args.insert(args.end(), {"--now", bad});
+      RunResult r = Gpuvet(args);
+      EXPECT_EQ(r.exit_code, 2) << command << " --now " << bad << ": " << r.out << r.err;
+      EXPECT_NE(r.err.find("gpuvet " + command + ": --now: '" + bad + "' is not an ISO 8601 time"),
+                std::string::npos)
+          << r.err;
+      EXPECT_NE(r.err.find("expected the form 2026-01-01T00:00:00Z"), std::string::npos) << r.err;
+    }
+  }
+}
+
 TEST(CliTest, DumpNvmlReplaysToTheSameReport) {
   // A node recorded with `debug dump-nvml` must check exactly like the node itself.
   fs::path dir = fs::path(GPUVET_FIXTURES_DIR) / "ecc-dbe";

@@ -153,6 +153,18 @@ TEST(FleetAuditE2eTest, InputErrors) {
   RunResult window = Gpuvet({"fleet", "audit", "--reports", ".", "--window", "soon"});
   EXPECT_EQ(window.exit_code, 2);
   EXPECT_NE(window.err.find("--window"), std::string::npos);
+  // A --now that does not parse is a usage error naming the flag and the form, not the clock.
+  for (const char* bad : {"yesterday", "2026-13-01T00:00:00Z", "2026-01-02"}) {
+    RunResult now =
+        Gpuvet({"fleet", "audit", "--reports", (FleetDir() / "reports").string(), "--now", bad});
+    EXPECT_EQ(now.exit_code, 2) << bad << ": " << now.out;
+    EXPECT_NE(now.err.find(std::string("gpuvet fleet audit: --now: '") + bad +
+                           "' is not an ISO 8601 time"),
+              std::string::npos)
+        << now.err;
+    EXPECT_NE(now.err.find("expected the form 2026-01-01T00:00:00Z"), std::string::npos) << now.err;
+    EXPECT_EQ(now.out, "");
+  }
   // Nothing listens on port 1: a precise message, exit 2, no hang.
   RunResult refused = Gpuvet({"fleet", "audit", "--prometheus", "http://127.0.0.1:1"});
   EXPECT_EQ(refused.exit_code, 2);
