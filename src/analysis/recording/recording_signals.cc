@@ -182,11 +182,6 @@ std::vector<int> WorkloadGpus(const Recording& rec, const AnalyzeThresholds& th)
   return out;
 }
 
-SampleSignals SignalsOf(const Sample& s, const RecordingMeta& meta, const std::vector<int>& gpus,
-                        const AnalyzeThresholds& th) {
-  return Reduce(s, Facts(meta), Judged(gpus), th);
-}
-
 RecordingSignals ComputeSignals(const Recording& rec, const AnalyzeThresholds& th) {
   RecordingSignals out;
   out.workload_gpus = WorkloadGpus(rec, th);

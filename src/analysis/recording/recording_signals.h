@@ -61,10 +61,6 @@ std::vector<int> WorkloadGpus(const Recording& rec, const AnalyzeThresholds& th)
 // Reduces every sample. Pure.
 RecordingSignals ComputeSignals(const Recording& rec, const AnalyzeThresholds& th);
 
-// Signals of one sample against the given GPU set and link table (tests and `watch`).
-SampleSignals SignalsOf(const Sample& s, const RecordingMeta& meta, const std::vector<int>& gpus,
-                        const AnalyzeThresholds& th);
-
 // Mean of a field over [begin, end), skipping NaN; NaN when every value is NaN.
 double MeanOf(const std::vector<SampleSignals>& v, size_t begin, size_t end,
               double SampleSignals::*field);

@@ -139,8 +139,6 @@ Result<std::shared_ptr<const CublasLt>> LoadCublasLt() {
       fmt::format("cuBLASLt not found (tried {}; last error: {})", CublasLtNames(), last_error));
 }
 
-std::string CublasLtPath(const CublasLt& lib) { return lib.path; }
-
 std::string CublasLtNames() { return Join({std::begin(kNames), std::end(kNames)}, ", "); }
 
 Status MeasureTensor(const CublasLt& lt, bool bf16, const GpuBench& b, BenchMeasurement& m) {

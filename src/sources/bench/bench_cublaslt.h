@@ -18,9 +18,6 @@ class CublasLt;  // the opened library (bench_cublaslt.cc)
 // function used. NotFound naming every file tried (with the last dlopen error) when none does.
 Result<std::shared_ptr<const CublasLt>> LoadCublasLt();
 
-// The library file that was loaded, for notes.
-std::string CublasLtPath(const CublasLt& lib);
-
 // The sonames LoadCublasLt tries, joined for a skip reason ("libcublasLt.so.13, …").
 std::string CublasLtNames();
 
