@@ -131,6 +131,7 @@ int RunRecord(const RecordFlags& flags) {
   RecordTarget target;
   target.workload = workload.get();
   target.attached_pid = flags.pid;
+  target.paths = HostPaths(flags.sampler.root);
   target.duration_s = duration;
   RecordOutcome outcome = RunRecordLoop(**sampler, **writer, relay, target, *interval,
                                         meta.start_unix_s, counter.get(), flags.work_file);

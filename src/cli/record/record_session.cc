@@ -13,7 +13,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
+#include "sources/host/pid_stat.h"
 #include "sources/recording/recording_store.h"
 #include "sources/sampler/sampler.h"
 #include "sources/sampler/workload_process.h"
@@ -59,19 +61,13 @@ bool Pump(int from, int to, WorkCounter* counter, int stream) {
   return true;
 }
 
-bool ProcessGone(int pid) {
+// True once `pid` has exited: no such process, no stat file under `paths`, or a zombie (ended,
+// not yet reaped by its parent), which is gone for recording purposes.
+bool ProcessGone(const HostPaths& paths, int pid) {
   if (kill(pid, 0) != 0 && errno == ESRCH) return true;
-  // A zombie (ended, not yet reaped by its parent) is gone for recording purposes.
-  char path[64];
-  std::snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-  FILE* f = std::fopen(path, "r");
-  if (f == nullptr) return true;
-  char buf[512] = {};
-  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
-  std::fclose(f);
-  std::string_view s(buf, n);
-  size_t paren = s.rfind(')');
-  return paren != std::string_view::npos && paren + 2 < s.size() && s[paren + 2] == 'Z';
+  Result<PidStat> st = ReadPidStat(paths, pid);
+  if (!st.ok()) return st.status().code() != StatusCode::kInvalidInput;
+  return st->state == 'Z';
 }
 
 }  // namespace
@@ -150,7 +146,7 @@ RecordOutcome RunRecordLoop(Sampler& sampler, RecordingWriter& writer, SignalRel
         stop = true;
       }
     }
-    if (target.attached_pid > 0 && ProcessGone(target.attached_pid)) stop = true;
+    if (target.attached_pid > 0 && ProcessGone(target.paths, target.attached_pid)) stop = true;
     double now = Now();
     if (target.duration_s && now >= start_unix_s + *target.duration_s) {
       if (child == nullptr) stop = true;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/host_paths.h"
 #include "sources/sampler/work_counter.h"
 
 namespace gpuvet {
@@ -19,7 +20,8 @@ class SignalRelay;
 
 struct RecordTarget {
   Workload* workload = nullptr;  // record -- CMD: the child (signals forwarded, output scanned)
-  int attached_pid = 0;          // record --pid: ends when it is gone
+  int attached_pid = 0;          // record --pid: ends when it is gone (or a zombie)
+  HostPaths paths;               // where attached_pid's /proc/PID/stat is read (--root)
   std::optional<double> duration_s;
 };
 

@@ -1,5 +1,5 @@
-// Per-process file parsers (see proc_pid_parse.h). The stat line is split after the last ')'
-// because the comm field is the only one that can contain spaces or parentheses.
+// Per-process file parsers (see proc_pid_parse.h): key/value files, so each value is looked up by
+// its key and a missing key is an error rather than a zero.
 #include "sources/sampler/proc_pid_parse.h"
 
 #include <fmt/format.h>
@@ -8,40 +8,6 @@
 #include "util/strings.h"
 
 namespace gpuvet {
-
-Result<PidStat> ParsePidStat(std::string_view text) {
-  const size_t open = text.find('(');
-  const size_t close = text.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
-    return InvalidInput("stat line without '(comm)'");
-  }
-  PidStat s;
-  std::optional<int64_t> pid = ParseInt(text.substr(0, open));
-  if (!pid || *pid <= 0 || *pid > INT32_MAX) return InvalidInput("stat line without a pid");
-  s.pid = static_cast<int>(*pid);
-  s.comm = std::string(text.substr(open + 1, close - open - 1));
-  // Fields from (3) on; w[0] is field 3.
-  std::vector<std::string_view> w = SplitWhitespace(text.substr(close + 1));
-  if (w.size() < 22) {
-    return InvalidInput(fmt::format("stat line truncated ({} fields after comm)", w.size()));
-  }
-  if (w[0].size() != 1) return InvalidInput("stat state is not one letter");
-  s.state = w[0][0];
-  auto num = [&](int field) { return ParseInt(w[static_cast<size_t>(field - 3)]); };
-  std::optional<int64_t> ppid = num(4), utime = num(14), stime = num(15), threads = num(20),
-                         start = num(22), rss = num(24);
-  if (!ppid || !utime || !stime || !threads || !start || !rss || *utime < 0 || *stime < 0 ||
-      *start < 0 || *ppid < 0 || *threads < 0) {
-    return InvalidInput("stat line with a non-numeric field");
-  }
-  s.ppid = static_cast<int>(*ppid);
-  s.utime = static_cast<uint64_t>(*utime);
-  s.stime = static_cast<uint64_t>(*stime);
-  s.num_threads = static_cast<int>(*threads);
-  s.starttime = static_cast<uint64_t>(*start);
-  s.rss_pages = *rss;
-  return s;
-}
 
 Result<PidIo> ParsePidIo(std::string_view text) {
   PidIo io;

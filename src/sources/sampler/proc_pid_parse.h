@@ -1,33 +1,15 @@
-// Pure parsers for the per-process files the sampler follows a workload with: /proc/PID/stat (and
-// the same format in /proc/PID/task/TID/stat), /proc/PID/io, and a cgroup's cpu.stat throttling
-// counters (v1 and v2).
+// Pure parsers for the per-process files the sampler follows a workload with: /proc/PID/io and a
+// cgroup's cpu.stat throttling counters (v1 and v2). /proc/PID/stat has its one parser in
+// sources/host/pid_stat.h.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
 
 #include "util/status.h"
 
 namespace gpuvet {
-
-// The fields of /proc/PID/stat the sampler uses (proc(5) numbering in comments).
-struct PidStat {
-  int pid = 0;             // (1)
-  std::string comm;        // (2) without the parentheses; may hold spaces and ')'
-  char state = '?';        // (3)
-  int ppid = 0;            // (4)
-  uint64_t utime = 0;      // (14) clock ticks
-  uint64_t stime = 0;      // (15)
-  int num_threads = 0;     // (20)
-  uint64_t starttime = 0;  // (22) clock ticks after boot
-  int64_t rss_pages = 0;   // (24)
-};
-
-// Parses one stat line. The comm is everything between the first '(' and the last ')', so a
-// process named "a) b (" still parses. InvalidInput for a truncated line or a non-numeric field.
-Result<PidStat> ParsePidStat(std::string_view text);
 
 // /proc/PID/io ("rchar: N" lines). A missing key is a parse error: every kernel since 2.6.20
 // prints all of them.

@@ -1,55 +1,11 @@
-// Tests of the per-process parsers: stat lines with hostile comm fields, truncated lines, io files
-// with missing keys, and cpu.stat of cgroup v1 and v2.
+// Tests of the per-process parsers: io files with missing keys, and cpu.stat of cgroup v1 and v2
+// (the stat line parser is tested in sources/host/pid_stat_test.cc).
 #include "sources/sampler/proc_pid_parse.h"
 
 #include <gtest/gtest.h>
 
 namespace gpuvet {
 namespace {
-
-// A real line from Linux 6.1 (python3 with 5 threads).
-constexpr char kStat[] =
-    "4242 (python3) R 4200 4242 4200 34816 4242 4194304 51234 0 12 0 1234 567 0 0 20 0 5 0 "
-    "987654 1234567890 45678 18446744073709551615 94000000000000 94000000100000 140720000000000 "
-    "0 0 0 0 16781312 134234626 0 0 0 17 3 0 0 0 0 0 94000000200000 94000000300000 "
-    "94000000400000 140720000001000 140720000002000 140720000002000 140720000003000 0\n";
-
-TEST(PidStatTest, ParsesFields) {
-  Result<PidStat> s = ParsePidStat(kStat);
-  ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ(s->pid, 4242);
-  EXPECT_EQ(s->comm, "python3");
-  EXPECT_EQ(s->state, 'R');
-  EXPECT_EQ(s->ppid, 4200);
-  EXPECT_EQ(s->utime, 1234u);
-  EXPECT_EQ(s->stime, 567u);
-  EXPECT_EQ(s->num_threads, 5);
-  EXPECT_EQ(s->starttime, 987654u);
-  EXPECT_EQ(s->rss_pages, 45678);
-}
-
-TEST(PidStatTest, CommWithSpacesAndParentheses) {
-  Result<PidStat> s = ParsePidStat(
-      "77 (pt_data_worker) 0 (x)) S 1 77 77 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 100 0 10 0\n");
-  ASSERT_TRUE(s.ok()) << s.status().message();
-  EXPECT_EQ(s->comm, "pt_data_worker) 0 (x)");
-  EXPECT_EQ(s->ppid, 1);
-  EXPECT_EQ(s->utime, 5u);
-  EXPECT_EQ(s->rss_pages, 10);
-}
-
-TEST(PidStatTest, TruncatedOrGarbled) {
-  EXPECT_FALSE(ParsePidStat("").ok());
-  EXPECT_FALSE(ParsePidStat("77 (a) S 1 2 3").ok());
-  EXPECT_FALSE(ParsePidStat("77 (a S 1 77 77 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 100 0 10 0").ok());
-  EXPECT_FALSE(ParsePidStat("x (a) S 1 77 77 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 100 0 10 0").ok());
-  EXPECT_FALSE(ParsePidStat("77 (a) S 1 77 77 0 -1 0 0 0 0 0 x 6 0 0 20 0 1 0 100 0 10 0").ok());
-  EXPECT_FALSE(ParsePidStat("77 (a) SS 1 77 77 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 100 0 10 0").ok());
-  std::string cut(kStat);
-  for (size_t n = 0; n < 60; ++n) {
-    EXPECT_FALSE(ParsePidStat(std::string_view(cut).substr(0, n)).ok()) << n;
-  }
-}
 
 TEST(PidIoTest, ParsesAndRejectsMissingKeys) {
   constexpr char kIo[] =

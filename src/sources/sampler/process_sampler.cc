@@ -116,18 +116,9 @@ std::vector<int> ProcessSampler::TreeByScan() {
   }
   std::multimap<int, int> children;  // ppid -> pid
   for (int pid : pids) {
-    Result<std::string> text = ReadFile(proc_dir_ + std::to_string(pid) + "/stat", 4096);
-    if (!text.ok()) continue;  // exited since the listing
-    // Only the ppid is needed here: the word after the state, after the last ')'.
-    const size_t close = text->rfind(')');
-    if (close == std::string::npos) continue;
-    std::string_view rest = std::string_view(*text).substr(close + 1);
-    std::vector<std::string_view> w =
-        SplitWhitespace(rest.substr(0, std::min<size_t>(rest.size(), 32)));
-    if (w.size() < 2) continue;
-    if (std::optional<int64_t> ppid = ParseInt(w[1]); ppid && *ppid != pid) {
-      children.emplace(static_cast<int>(*ppid), pid);
-    }
+    Result<PidStat> st = ReadPidStat(paths_, pid);
+    if (!st.ok()) continue;  // exited since the listing (or unreadable: not followed)
+    if (st->ppid != pid) children.emplace(st->ppid, pid);
   }
   std::vector<int> tree{root_};
   for (size_t at = 0; at < tree.size(); ++at) {
@@ -158,22 +149,16 @@ std::vector<PidStat> ProcessSampler::ReadTree() {
   }
   std::vector<PidStat> tree;
   for (int pid : pids) {
-    Result<std::string> text = ReadFile(proc_dir_ + std::to_string(pid) + "/stat", 4096);
-    if (!text.ok()) {
+    Result<PidStat> st = ReadPidStat(paths_, pid);
+    if (!st.ok()) {
       if (pid == root_) {
-        Note("sampler.process", "root process " + std::to_string(root_) + " is gone");
+        // A file that cannot be read means the process exited; one that does not parse is named.
+        Note("sampler.process", st.status().code() == StatusCode::kInvalidInput
+                                    ? st.status().message()
+                                    : "root process " + std::to_string(root_) + " is gone");
         return {};
       }
       continue;  // exited meanwhile
-    }
-    Result<PidStat> st = ParsePidStat(*text);
-    if (!st.ok()) {
-      if (pid == root_) {
-        Note("sampler.process",
-             proc_dir_ + std::to_string(pid) + "/stat: " + st.status().message());
-        return {};
-      }
-      continue;
     }
     tree.push_back(std::move(st).value());
   }
@@ -293,10 +278,8 @@ void ProcessSampler::ReadThreads(const PidStat& st, double interval_s, const Pre
       tids.resize(kMaxThreadsRead);
     }
     for (int tid : tids) {
-      Result<std::string> text = ReadFile(task_dir + std::to_string(tid) + "/stat", 4096);
-      if (!text.ok()) continue;  // the thread exited
-      Result<PidStat> t = ParsePidStat(*text);
-      if (!t.ok()) continue;
+      Result<PidStat> t = ReadStatFile(task_dir + std::to_string(tid) + "/stat");
+      if (!t.ok()) continue;  // the thread exited
       threads.push_back(ThreadSample{tid, t->comm, thread_pct(tid, t->utime + t->stime)});
     }
   }

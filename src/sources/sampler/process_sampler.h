@@ -13,6 +13,7 @@
 
 #include "core/host_paths.h"
 #include "core/recording.h"
+#include "sources/host/pid_stat.h"
 #include "sources/sampler/proc_pid_parse.h"
 
 namespace gpuvet {

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <thread>
 
-#include "sources/sampler/proc_pid_parse.h"
+#include "sources/host/pid_stat.h"
 #include "testing/temp_tree.h"
 #include "util/file.h"
 
