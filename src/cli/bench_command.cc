@@ -19,6 +19,7 @@
 
 #include "cli/common/cli_util.h"
 #include "core/bench.h"
+#include "core/bench_document.h"
 #include "core/policy.h"
 #include "core/report.h"
 #include "output/bench_json.h"

@@ -1,5 +1,5 @@
-// Bench JSON renderer and baseline reader. Numbers are rounded to 3 decimals so goldens and
-// baselines do not carry float noise; a missing reading is null, never 0.
+// Bench JSON renderer. Numbers are rounded to 3 decimals so goldens and baselines do not carry
+// float noise; a missing reading is null, never 0. Read back by core/bench_document.cc.
 #include "output/bench_json.h"
 
 #include <fmt/format.h>
@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/bench_document.h"
 #include "core/report.h"
 #include "output/json_renderer.h"
 #include "util/strings.h"
@@ -43,37 +44,6 @@ const char* StateName(BenchState s) {
   return "unknown";
 }
 
-const char* OutcomeName(BenchOutcome o) {
-  switch (o) {
-    case BenchOutcome::kMeasured:
-      return "measured";
-    case BenchOutcome::kUnavailable:
-      return "unavailable";
-    case BenchOutcome::kFailed:
-      return "failed";
-    case BenchOutcome::kIncomplete:
-      return "incomplete";
-    case BenchOutcome::kAbandoned:
-      return "abandoned";
-  }
-  return "failed";
-}
-
-// The outcome a baseline entry names; entries of older reports have only "skipped".
-BenchOutcome OutcomeFromJson(const json& e) {
-  if (e.contains("status") && e["status"].is_string()) {
-    const std::string s = e["status"].get<std::string>();
-    for (BenchOutcome o :
-         {BenchOutcome::kMeasured, BenchOutcome::kUnavailable, BenchOutcome::kFailed,
-          BenchOutcome::kIncomplete, BenchOutcome::kAbandoned}) {
-      if (s == OutcomeName(o)) return o;
-    }
-    return BenchOutcome::kFailed;
-  }
-  const bool skipped = e.contains("skipped") && e["skipped"].is_string();
-  return skipped ? BenchOutcome::kUnavailable : BenchOutcome::kMeasured;
-}
-
 json GpuToJson(const BenchGpu& g) {
   json j;
   j["index"] = g.index;
@@ -103,7 +73,7 @@ json MeasurementToJson(const BenchMeasurement& m) {
   // A figure that was not measured has no value: null, never 0 (docs/bench.md).
   auto value = [&](double v) { return m.measured() ? json(Round3(v)) : json(nullptr); };
   return {{"id", m.id},
-          {"status", OutcomeName(m.outcome)},
+          {"status", BenchOutcomeName(m.outcome)},
           {"gpu", m.gpu},
           {"peer", m.peer},
           {"numa_node", m.numa_node},
@@ -165,74 +135,6 @@ std::string RenderBenchJson(const BenchReport& report) {
                   {"exit_code", fail ? kExitUnhealthy : kExitHealthy},
                   {"counts", counts}};
   return j.dump(2) + "\n";
-}
-
-Result<BenchBaseline> ParseBenchBaseline(std::string_view text, const std::string& filename) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return InvalidInput(fmt::format("{}: not JSON at byte {}: {}", filename, e.byte, e.what()));
-  }
-  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != kBenchSchema) {
-    return InvalidInput(
-        fmt::format("{}: not a gpuvet bench report (expected \"schema\": \"{}\"; "
-                    "write one with `gpuvet bench --format json`)",
-                    filename, kBenchSchema));
-  }
-  const json* list = doc.contains("measurements") ? &doc["measurements"] : nullptr;
-  if (!list || !list->is_array()) {
-    return InvalidInput(filename + ": \"measurements\" must be an array");
-  }
-  BenchBaseline out;
-  if (doc.contains("run") && doc["run"].is_object() && doc["run"].contains("mode") &&
-      doc["run"]["mode"].is_string()) {
-    out.mode = doc["run"]["mode"].get<std::string>();
-  }
-  if (doc.contains("gpus") && doc["gpus"].is_array()) {
-    for (const json& g : doc["gpus"]) {
-      if (g.is_object() && g.contains("index") && g["index"].is_number_integer() &&
-          g.contains("pci_bus_id") && g["pci_bus_id"].is_string() &&
-          !g["pci_bus_id"].get<std::string>().empty()) {
-        out.bus_ids.emplace_back(g["index"].get<int>(), g["pci_bus_id"].get<std::string>());
-      }
-    }
-  }
-  for (size_t i = 0; i < list->size(); ++i) {
-    const json& e = (*list)[i];
-    auto bad = [&](const char* what) {
-      return InvalidInput(fmt::format("{}: measurements[{}]: {}", filename, i, what));
-    };
-    if (!e.is_object()) return bad("must be an object");
-    if (!e.contains("id") || !e["id"].is_string()) return bad("\"id\" must be a string");
-    if (!e.contains("gpu") || !e["gpu"].is_number_integer()) {
-      return bad("\"gpu\" must be an integer");
-    }
-    if (!e.contains("peer") || !e["peer"].is_number_integer()) {
-      return bad("\"peer\" must be an integer");
-    }
-    const BenchOutcome outcome = OutcomeFromJson(e);
-    const bool has_median = e.contains("median") && e["median"].is_number();
-    if (outcome == BenchOutcome::kMeasured && !has_median) {
-      return bad("\"median\" must be a number");
-    }
-    BenchMeasurement m;
-    m.outcome = outcome;
-    m.id = e["id"].get<std::string>();
-    m.gpu = e["gpu"].get<int>();
-    m.peer = e["peer"].get<int>();
-    m.median = has_median ? e["median"].get<double>() : 0;
-    if (e.contains("unit") && e["unit"].is_string()) m.unit = e["unit"].get<std::string>();
-    if (e.contains("numa_node") && e["numa_node"].is_number_integer()) {
-      m.numa_node = e["numa_node"].get<int>();
-    }
-    if (e.contains("skipped") && e["skipped"].is_string()) {
-      m.skipped = e["skipped"].get<std::string>();
-    }
-    if (!m.measured() && m.skipped.empty()) m.skipped = "not measured";
-    out.measurements.push_back(std::move(m));
-  }
-  return out;
 }
 
 }  // namespace gpuvet

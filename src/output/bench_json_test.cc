@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bench_document.h"
 #include "output/bench_text.h"
 
 namespace gpuvet {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/bench_document.h"
 #include "util/file.h"
 #include "util/iso_time.h"
 #include "util/strings.h"
@@ -126,26 +127,32 @@ void ExtractCheck(const json& doc, FleetReportFile& r) {
   }
 }
 
-void ExtractBench(const json& doc, FleetReportFile& r) {
-  const json& ms = doc.contains("measurements") ? doc["measurements"] : json::array();
-  if (ms.is_array()) {
-    for (const json& m : ms) {
-      if (m.contains("skipped") && !m["skipped"].is_null()) continue;
-      auto median = Num(m, "median");
-      if (!median || Str(m, "id").empty()) continue;
-      r.bench.push_back({Str(m, "id"), Index(m, "gpu"), Index(m, "peer"), *median, Str(m, "unit")});
-    }
+// The fleet's range for a GPU index read from a bench report: a JSON integer beyond it (or
+// below -1) names no GPU of any node.
+int FleetIndex(int index) { return index < -1 || index > 1'000'000 ? -1 : index; }
+
+// A bench report, through the one gpuvet.bench/v1 reader (core/bench_document.h), leniently: the
+// figures with a median that were not skipped, and each GPU's identity and maximum link. Entries
+// the strict --baseline reader would refuse are kept when they have an id and a median.
+Status ExtractBench(std::string_view text, FleetReportFile& r) {
+  Result<BenchDocument> doc = ReadBenchDocument(text);
+  if (!doc.ok()) return doc.status();
+  for (const BenchDocumentEntry& e : doc->measurements) {
+    if (e.skipped_set || !e.has_median || e.m.id.empty()) continue;
+    r.bench.push_back({e.m.id, FleetIndex(e.m.gpu), FleetIndex(e.m.peer), e.m.median, e.m.unit});
   }
-  if (doc.contains("gpus") && doc["gpus"].is_array()) {
-    for (const json& g : doc["gpus"]) {
-      FleetGpu gpu = GpuIdentity(g);
-      if (g.contains("pcie")) {
-        gpu.pcie_gen_max = Num(g["pcie"], "gen_max");
-        gpu.pcie_width_max = Num(g["pcie"], "width_max");
-      }
-      r.gpus.push_back(std::move(gpu));
-    }
+  for (const BenchDocumentGpu& g : doc->gpus) {
+    FleetGpu gpu;
+    gpu.index = FleetIndex(g.index);
+    gpu.uuid = g.uuid;
+    gpu.name = g.name;
+    gpu.pci_bus_id = g.pci_bus_id;
+    gpu.vbios_version = g.vbios_version;
+    gpu.pcie_gen_max = g.pcie_gen_max;
+    gpu.pcie_width_max = g.pcie_width_max;
+    r.gpus.push_back(std::move(gpu));
   }
+  return Status::Ok();
 }
 
 // The node's state from its newest check report (series are added by AddSamples).
@@ -214,7 +221,7 @@ Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::strin
     ExtractCheck(doc, r);
   } else {
     if (doc.contains("host")) r.host = Str(doc["host"], "hostname");  // future bench reports
-    ExtractBench(doc, r);
+    if (Status st = ExtractBench(text, r); !st.ok()) return st;
   }
   return r;
 }
