@@ -117,6 +117,10 @@ Result<BenchDocument> ReadBenchDocument(std::string_view text) {
   } catch (const json::parse_error& e) {
     return InvalidInput(fmt::format("not JSON at byte {}: {}", e.byte, e.what()));
   }
+  return ReadBenchDocument(doc);
+}
+
+Result<BenchDocument> ReadBenchDocument(const nlohmann::json& doc) {
   if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != kBenchSchema) {
     return InvalidInput(
         fmt::format("not a gpuvet bench report (expected \"schema\": \"{}\"; write one with "

@@ -4,6 +4,7 @@
 // those two sit in sibling layers (output, sources) that may not include each other.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,10 @@ struct BenchDocument {
 // report (…)" for another document; every other defect only fills the `problem` fields, so a
 // lenient reader can still take the usable parts.
 Result<BenchDocument> ReadBenchDocument(std::string_view text);
+
+// The same over a document already parsed (the fleet reader parses each file once to learn its
+// schema).
+Result<BenchDocument> ReadBenchDocument(const nlohmann::json& doc);
 
 // An earlier `gpuvet bench --format json` output for --baseline: its measurements, its mode and
 // the PCI bus id of each GPU (by CUDA ordinal) when present. InvalidInput prefixed with

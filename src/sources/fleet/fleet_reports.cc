@@ -134,8 +134,8 @@ int FleetIndex(int index) { return index < -1 || index > 1'000'000 ? -1 : index;
 // A bench report, through the one gpuvet.bench/v1 reader (core/bench_document.h), leniently: the
 // figures with a median that were not skipped, and each GPU's identity and maximum link. Entries
 // the strict --baseline reader would refuse are kept when they have an id and a median.
-Status ExtractBench(std::string_view text, FleetReportFile& r) {
-  Result<BenchDocument> doc = ReadBenchDocument(text);
+Status ExtractBench(const json& parsed, FleetReportFile& r) {
+  Result<BenchDocument> doc = ReadBenchDocument(parsed);
   if (!doc.ok()) return doc.status();
   for (const BenchDocumentEntry& e : doc->measurements) {
     if (e.skipped_set || !e.has_median || e.m.id.empty()) continue;
@@ -221,7 +221,7 @@ Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::strin
     ExtractCheck(doc, r);
   } else {
     if (doc.contains("host")) r.host = Str(doc["host"], "hostname");  // future bench reports
-    if (Status st = ExtractBench(text, r); !st.ok()) return st;
+    if (Status st = ExtractBench(doc, r); !st.ok()) return st;
   }
   return r;
 }
