@@ -14,13 +14,16 @@ args="--plan tiny --root $fixtures/healthy-h100/root"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
-# expect NAME CODE PATTERN [env...]: runs the script with the env, checks its exit code, the two
-# files it must leave, and PATTERN in summary.txt.
+# expect NAME CODE BUDGET PATTERN [env...]: runs the script with the env and a --timeout of BUDGET
+# seconds, checks its exit code, the two files it must leave, and PATTERN in summary.txt. The
+# script keeps 20 s of the budget for itself, so bench's own watchdog gets BUDGET - 20 - the time
+# `check` took: the healthy runs get room for a sanitizer build on a loaded 2-core machine, the
+# hang run a short watchdog so the test stays quick.
 expect() {
-  local name=$1 code=$2 pattern=$3
-  shift 3
+  local name=$1 code=$2 budget=$3 pattern=$4
+  shift 4
   local out="$tmp/$name"
-  env "$@" "$src/scripts/device-check.sh" --out "$out" --gpuvet "$gpuvet" --timeout 24 \
+  env "$@" "$src/scripts/device-check.sh" --out "$out" --gpuvet "$gpuvet" --timeout "$budget" \
     --no-reference --bench-args "$args" >"$tmp/$name.log" 2>&1
   local rc=$?
   [ "$rc" = "$code" ] || fail "$name: exit $rc, expected $code ($(tail -n 3 "$tmp/$name.log"))"
@@ -31,10 +34,10 @@ expect() {
   grep -q -- "$pattern" "$out/summary.txt" || fail "$name: '$pattern' not in summary.txt"
 }
 
-expect healthy 0 'verdict: HEALTHY' GPUVET_CUDA_LIB="$fake" \
+expect healthy 0 60 'verdict: HEALTHY' GPUVET_CUDA_LIB="$fake" \
   GPUVET_FAKE_CUDA_SCENARIO="$fixtures/healthy-h100/cuda.json"
-expect no-driver 1 '"state": "driver_missing"' GPUVET_CUDA_LIB="$tmp/none/libcuda.so.1"
-expect hang 1 'inside cuMemcpyDtoDAsync_v2' GPUVET_CUDA_LIB="$fake" \
+expect no-driver 1 60 '"state": "driver_missing"' GPUVET_CUDA_LIB="$tmp/none/libcuda.so.1"
+expect hang 1 24 'inside cuMemcpyDtoDAsync_v2' GPUVET_CUDA_LIB="$fake" \
   GPUVET_FAKE_CUDA_SCENARIO="$fixtures/driver-hang/cuda.json"
 
 # A fresh box: dpkg-query knows no package, so the script prints the apt-get line and exits 3
