@@ -354,7 +354,8 @@ Result<Policy> ParsePolicy(std::string_view toml_text, std::string_view filename
 }
 
 Result<Policy> LoadPolicy(const std::string& path) {
-  auto text = ReadFile(path, 1 << 20);
+  // A path the user named: `--policy <(generate-policy)` is read to its end; a device is refused.
+  auto text = ReadFile(path, 1 << 20, FileKinds::kRegularOrPipe);
   if (!text.ok()) return InvalidInput("cannot read policy: " + text.status().message());
   return ParsePolicy(text.value(), path);
 }

@@ -1,7 +1,6 @@
 // Memory and plain-file chunk sources, and the opener that picks plain or gzip by magic bytes.
 #include "util/chunk_source.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "util/file.h"
 #include "util/gzip_stream.h"
 
 namespace gpuvet {
@@ -63,13 +63,6 @@ class FileSource : public ChunkSource {
   Status status_;
 };
 
-Status OpenError(const std::string& path, int err) {
-  std::string msg = path + ": " + std::strerror(err);
-  if (err == ENOENT || err == ENOTDIR) return NotFound(msg);
-  if (err == EACCES || err == EPERM) return PermissionDenied(msg);
-  return Unavailable(msg);
-}
-
 }  // namespace
 
 std::unique_ptr<ChunkSource> MemoryChunkSource(std::string_view data) {
@@ -78,15 +71,17 @@ std::unique_ptr<ChunkSource> MemoryChunkSource(std::string_view data) {
 
 Result<std::unique_ptr<ChunkSource>> OpenChunkSource(const std::string& path, size_t chunk_bytes) {
   chunk_bytes = std::max(chunk_bytes, kMinChunkBytes);
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return OpenError(path, errno);
+  // A FIFO, device or directory is refused here (OpenForReading), before any read could block.
+  Result<int> opened = OpenForReading(path);
+  if (!opened.ok()) return opened.status();
+  const int fd = *opened;
   // RFC 1952 section 2.3.1: every gzip member starts with ID1 = 0x1f, ID2 = 0x8b.
   unsigned char magic[2] = {0, 0};
   ssize_t got;
   do {
     got = pread(fd, magic, sizeof(magic), 0);
   } while (got < 0 && errno == EINTR);
-  if (got < 0 && errno != EISDIR) {
+  if (got < 0) {
     int err = errno;
     close(fd);
     return Unavailable(path + ": read failed: " + std::strerror(err));

@@ -1,10 +1,12 @@
-// File reads via POSIX calls so errno is kept and turned into a precise Status.
+// File reads via POSIX calls so errno is kept and turned into a precise Status, and so the file
+// type is checked before anything reads (a FIFO blocks read() forever when nobody writes to it).
 #include "util/file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -26,11 +28,56 @@ Status ErrnoStatus(const std::string& what, const std::string& path, int err) {
       return Unavailable(msg);
   }
 }
+
+// What stands at a path in words, for the refusal message.
+const char* KindName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+Status CheckKind(const std::string& path, mode_t mode, FileKinds kinds) {
+  if (S_ISREG(mode)) return Status::Ok();
+  if (S_ISFIFO(mode) && kinds == FileKinds::kRegularOrPipe) return Status::Ok();
+  return InvalidInput(path + ": " + KindName(mode) +
+                      ", not a regular file: refused (reading it could block or have effects)");
+}
 }  // namespace
 
-Result<std::string> ReadFile(const std::string& path, size_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Result<int> OpenForReading(const std::string& path, FileKinds kinds) {
+  // stat() first, so a device is never opened (opening one can have effects of its own); fstat()
+  // after open, so a path swapped in between is caught too. stat follows symlinks, as sysfs needs.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus("cannot open", path, errno);
+  if (Status s = CheckKind(path, st.st_mode, kinds); !s.ok()) return s;
+  // A FIFO the user named is opened blocking (it waits for its writer, as `cat` would); anything
+  // else non-blocking, which changes nothing for a regular file and keeps a swapped-in FIFO from
+  // blocking the open.
+  const int flags = O_RDONLY | O_NOCTTY | O_CLOEXEC | (S_ISFIFO(st.st_mode) ? 0 : O_NONBLOCK);
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags);
+  } while (fd < 0 && errno == EINTR);
   if (fd < 0) return ErrnoStatus("cannot open", path, errno);
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return ErrnoStatus("cannot stat", path, err);
+  }
+  if (Status s = CheckKind(path, st.st_mode, kinds); !s.ok()) {
+    ::close(fd);
+    return s;
+  }
+  return fd;
+}
+
+Result<std::string> ReadFile(const std::string& path, size_t max_bytes, FileKinds kinds) {
+  Result<int> opened = OpenForReading(path, kinds);
+  if (!opened.ok()) return opened.status();
+  const int fd = *opened;
   std::string out;
   char buf[16384];
   while (out.size() < max_bytes) {
@@ -49,7 +96,7 @@ Result<std::string> ReadFile(const std::string& path, size_t max_bytes) {
 }
 
 Result<std::string> ReadAttribute(const std::string& path) {
-  auto r = ReadFile(path, 1 << 16);
+  auto r = ReadFile(path, kAttributeReadCap);
   if (!r.ok()) return r.status();
   return std::string(Trim(r.value()));
 }

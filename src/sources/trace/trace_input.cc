@@ -1,7 +1,6 @@
 // Trace input discovery and dispatch to the Kineto and Nsight readers.
 #include "sources/trace/trace_input.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 
 #include "sources/trace/kineto_reader.h"
 #include "sources/trace/nsys_reader.h"
+#include "util/file.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -18,12 +18,11 @@ namespace gpuvet {
 namespace fs = std::filesystem;
 
 TraceFormat SniffTraceFormat(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return TraceFormat::kUnknown;
-  unsigned char buf[64] = {};
-  ssize_t n = ::read(fd, buf, sizeof(buf));
-  ::close(fd);
-  if (n <= 0) return TraceFormat::kUnknown;
+  // The first 64 bytes, through the one bounded reader (a FIFO or device is refused, never read).
+  Result<std::string> head = ReadFile(path, 64);
+  if (!head.ok() || head->empty()) return TraceFormat::kUnknown;
+  const auto* buf = reinterpret_cast<const unsigned char*>(head->data());
+  const ssize_t n = static_cast<ssize_t>(head->size());
   if (n >= 16 && std::memcmp(buf, "SQLite format 3", 16) == 0) return TraceFormat::kNsysSqlite;
   if (n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) return TraceFormat::kKinetoJson;  // gzip
   for (ssize_t i = 0; i < n; ++i) {
