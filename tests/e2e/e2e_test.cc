@@ -727,6 +727,71 @@ TEST(CliTest, TracesHtaCannotRead) {
   }
 }
 
+// A FIFO where a host file is expected is refused with a message, never read. Git cannot store
+// a FIFO, so the test copies the pcie-x8 tree and makes them: at proc/pressure/io and at gpu1's
+// AER counter file (each used to hang `check` forever), at dev/kmsg (the kernel log), and at
+// dev/nvidia0 (device nodes are only checked for existence: it stays fine).
+TEST(CliTest, FifoInTheHostTreeIsRefusedNotRead) {
+  const fs::path fixture = fs::path(GPUVET_FIXTURES_DIR) / "pcie-x8";
+  const fs::path tmp =
+      fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_fifo");
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  fs::copy(fixture / "root", tmp / "root",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path root = tmp / "root";
+  const fs::path aer =
+      root / "sys/devices/pci0000:29/0000:29:01.0/0000:2a:00.0/aer_dev_correctable";
+  for (const fs::path& p :
+       {root / "proc/pressure/io", aer, root / "dev/kmsg", root / "dev/nvidia0"}) {
+    ASSERT_TRUE(fs::remove(p)) << p;
+    ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0) << p;
+  }
+  const std::vector<std::string> env = {"GPUVET_FAKE_NVML_SCENARIO=" +
+                                        (fixture / "nvml.json").string()};
+  RunResult r = RunBinary({GPUVET_BINARY, "check", "--root", root.string(), "--nvml-lib",
+                           GPUVET_FAKE_NVML_LIB, "--now", kNow, "--format", "json"},
+                          env, 20);
+  ASSERT_FALSE(r.timed_out) << "check blocked on a FIFO";
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << "\n" << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  auto find = [&](const std::string& id, const std::string& subject_part) -> nlohmann::json {
+    for (const auto& f : j["findings"]) {
+      if (f["id"] == id && f["subject"].get<std::string>().find(subject_part) != std::string::npos)
+        return f;
+    }
+    return nullptr;
+  };
+  nlohmann::json psi = find("memory.pressure", "host");
+  ASSERT_FALSE(psi.is_null()) << r.out;
+  EXPECT_EQ(psi["severity"], "unknown");
+  const std::string psi_summary = psi["summary"].get<std::string>();
+  EXPECT_NE(psi_summary.find("proc/pressure/io: a FIFO (named pipe), not a regular file"),
+            std::string::npos)
+      << psi_summary;
+  nlohmann::json aer_finding = find("pcie.aer_corrected", "0000:2a:00.0");
+  ASSERT_FALSE(aer_finding.is_null()) << r.out;
+  EXPECT_EQ(aer_finding["severity"], "unknown");
+  EXPECT_NE(aer_finding["summary"].get<std::string>().find("aer_dev_correctable: a FIFO"),
+            std::string::npos)
+      << aer_finding;
+  // The other GPUs' AER counters are still read and judged.
+  nlohmann::json other = find("pcie.aer_corrected", "0000:18:00.0");
+  ASSERT_FALSE(other.is_null());
+  EXPECT_EQ(other["severity"], "ok");
+  nlohmann::json nodes = find("device.nodes", "host");
+  if (!nodes.is_null()) EXPECT_EQ(nodes["severity"], "ok") << nodes;
+
+  // The text report says the same in words, and it also ends.
+  RunResult text = RunBinary({GPUVET_BINARY, "check", "--root", root.string(), "--nvml-lib",
+                              GPUVET_FAKE_NVML_LIB, "--now", kNow},
+                             env, 20);
+  ASSERT_FALSE(text.timed_out);
+  EXPECT_NE(text.out.find("a FIFO (named pipe), not a regular file"), std::string::npos)
+      << text.out;
+  fs::remove_all(tmp);
+}
+
 TEST(CliTest, TruncatedCaptureIsAnInputError) {
   fs::path src = fs::path(GPUVET_SHARED_DATA_DIR) / "nvidia-smi/telegraf/a100-sxm4-v12.xml";
   if (!fs::exists(src)) GTEST_SKIP() << "shared data not present: " << src;
