@@ -108,6 +108,15 @@ nlohmann::json FindingToJson(const Finding& f) {
   j["id"] = f.id;
   j["area"] = e ? std::string(e->area) : f.id.substr(0, f.id.find('.'));
   j["subject"] = f.subject;
+  if (f.gpu) {
+    // Additive (gpuvet.check/v1): the GPU's identity, null where it was not reported.
+    auto text = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
+    j["gpu"] = {{"index", f.gpu->index >= 0 ? json(f.gpu->index) : json(nullptr)},
+                {"pci_bus_id", text(f.gpu->pci_bus_id)},
+                {"serial", text(f.gpu->serial)},
+                {"uuid", text(f.gpu->uuid)}};
+  }
+  if (f.not_in_capture) j["not_in_capture"] = true;
   j["severity"] = std::string(SeverityName(f.severity));
   j["summary"] = f.summary;
   json ev = json::array();
@@ -140,6 +149,8 @@ std::string RenderJson(const CheckReport& report) {
                             ? json(FormatCudaVersion(*report.gpus.cuda_driver_version))
                             : json(nullptr);
   src["device_count"] = R(report.gpus.device_count);
+  // Additive: when a saved capture was taken, as it says (its host's local time).
+  if (report.gpus.from_capture) src["captured_at"] = R(report.gpus.captured_at);
   j["gpu_source"] = src;
 
   json gpus = json::array();

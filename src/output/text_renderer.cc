@@ -71,6 +71,13 @@ std::string Header(const CheckReport& r) {
         "  driver: {}{}   source: {}\n", driver,
         g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version) : "",
         g.origin);
+    if (g.from_capture) {
+      // The capture's own clock (its host's local time), not when this check ran.
+      std::string taken = g.captured_at.has() ? *g.captured_at + " (the capture's timestamp)"
+                          : NotInCapture(g.captured_at) ? "not in the capture"
+                                                        : "unknown";
+      out += fmt::format("  taken:  {}\n", taken);
+    }
   } else if (g.state == GpuSourceState::kNotRun) {
     out += "  GPUs:   not checked\n";
   } else {
@@ -118,6 +125,30 @@ std::string EvidenceText(const Finding& f, bool expected) {
   return Join(ev, "; ");
 }
 
+// Whether the identity line says more than the subject: a serial or UUID was read. A function
+// NVML never answered for is named by its address alone, which the subject already carries.
+bool HasIdentity(const std::optional<FindingGpu>& g) {
+  return g && (!g->serial.empty() || !g->uuid.empty());
+}
+
+// "gpu0" for the identity line's label; "gpu" for a function NVML did not list.
+std::string GpuLabel(const FindingGpu& g) {
+  return g.index >= 0 ? fmt::format("gpu{}", g.index) : std::string("gpu");
+}
+
+// "pci 0000:41:00.0; serial 1321021035911; uuid GPU-…": what an RMA or a scheduler asks for. A
+// finding about the GPU's upstream bridge says so, so the GPU's address is not read as the
+// faulty link's.
+std::string GpuIdentityText(const FindingGpu& g, const std::string& subject) {
+  std::string out =
+      fmt::format("pci {}; serial {}; uuid {}", g.pci_bus_id.empty() ? "unknown" : g.pci_bus_id,
+                  g.serial.empty() ? "unknown" : g.serial, g.uuid.empty() ? "unknown" : g.uuid);
+  if (size_t at = subject.find("upstream bridge"); at != std::string::npos) {
+    out += "; the finding is about its " + subject.substr(at);
+  }
+  return out;
+}
+
 // Findings that say the same thing about several subjects are printed once.
 struct Group {
   std::vector<const Finding*> members;
@@ -157,9 +188,15 @@ std::string RenderGroup(const Group& g, const TextOptions& opt) {
   std::string out = fmt::format("  {} {}  {}\n", Tag(f.severity, opt.color), f.id, SubjectOf(g));
   out += Block("", f.summary);
   if (f.severity == Severity::kOk && !opt.verbose) return out;
-  if (!f.evidence.empty()) {
-    std::string ev = EvidenceText(f, opt.thresholds_are_expectations);
-    if (g.members.size() > 1) ev = fmt::format("{}: {}", ShortSubject(f.subject), ev);
+  // Each subject keeps its own identity and evidence: a group says the same thing about several
+  // GPUs, but their addresses, serials and figures differ.
+  const bool grouped = g.members.size() > 1;
+  for (const Finding* m : g.members) {
+    const bool named = HasIdentity(m->gpu);
+    if (named) out += Block(GpuLabel(*m->gpu), GpuIdentityText(*m->gpu, m->subject));
+    if (m->evidence.empty()) continue;
+    std::string ev = EvidenceText(*m, opt.thresholds_are_expectations);
+    if (grouped && !named) ev = fmt::format("{}: {}", ShortSubject(m->subject), ev);
     out += Block("evidence", ev);
   }
   if (f.severity == Severity::kOk) return out;
@@ -171,6 +208,68 @@ std::string RenderGroup(const Group& g, const TextOptions& opt) {
   }
   std::string decision = !f.decision.empty() ? f.decision : (e ? std::string(e->decision) : "");
   if (!decision.empty()) out += Block("decision", decision, /*wrap=*/true);
+  return out;
+}
+
+// The fields a capture-gap finding lacked, read from its summary ("power limit unknown:
+// power_limit_w: field not in the capture; …" gives power_limit_w) or its evidence
+// ("ecc_mode/current_ecc=absent from the capture"); the check id when neither names one.
+std::vector<std::string> MissingFields(const Finding& f) {
+  constexpr std::string_view kMarker = ": field not in the capture";
+  std::vector<std::string> fields;
+  for (std::string_view part : Split(f.summary, ';')) {
+    part = Trim(part);
+    size_t at = part.find(kMarker);
+    if (at == std::string_view::npos) continue;
+    std::string_view name = part.substr(0, at);
+    if (size_t colon = name.rfind(": "); colon != std::string_view::npos) {
+      name = name.substr(colon + 2);
+    }
+    if (StartsWith(name, "gpu ")) name.remove_prefix(4);  // the GPU end of a link, not a bridge
+    if (!name.empty()) fields.emplace_back(name);
+  }
+  if (fields.empty()) {
+    for (const Evidence& e : f.evidence) {
+      if (e.value.find("capture") != std::string::npos) fields.push_back(e.name);
+    }
+  }
+  if (fields.empty()) fields.push_back(f.id);
+  return fields;
+}
+
+// Unknowns that are unknown only because the capture lacks their fields say the same thing ten
+// times over; they are printed once, with every field and check they stand for.
+std::string RenderCaptureGaps(const std::vector<const Finding*>& gaps, const TextOptions& opt) {
+  std::vector<std::string> fields, checks, subjects;
+  std::vector<const Finding*> gpus;  // one per subject, for the identity lines
+  auto add = [](std::vector<std::string>& list, const std::string& v) {
+    if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+  };
+  for (const Finding* f : gaps) {
+    for (const std::string& field : MissingFields(*f)) add(fields, field);
+    add(checks, f->id);
+    if (std::find(subjects.begin(), subjects.end(), f->subject) == subjects.end()) {
+      subjects.push_back(f->subject);
+      gpus.push_back(f);
+    }
+  }
+  std::string subject = subjects.front();
+  if (subjects.size() > 1) {
+    std::vector<std::string> names;
+    for (const std::string& s : subjects) names.push_back(ShortSubject(s));
+    subject = fmt::format("{} ({} subjects)", Join(names, ", "), subjects.size());
+  }
+  const Finding& f = *gaps.front();
+  std::string out = fmt::format("  {} {}  {}\n", Tag(Severity::kUnknown, opt.color),
+                                "not in the capture", subject);
+  out += Block("", fmt::format("{} checks not judged, the capture lacks their fields: {}",
+                               checks.size(), Join(fields, ", ")));
+  for (const Finding* g : gpus) {
+    if (HasIdentity(g->gpu)) out += Block(GpuLabel(*g->gpu), GpuIdentityText(*g->gpu, g->subject));
+  }
+  out += Block("checks", Join(checks, ", "));
+  if (!f.meaning.empty()) out += Block("meaning", f.meaning, /*wrap=*/true);
+  if (!f.decision.empty()) out += Block("decision", f.decision, /*wrap=*/true);
   return out;
 }
 
@@ -221,14 +320,25 @@ std::string RenderFindings(const std::vector<Finding>& findings, const TextOptio
     if (!by_area.count(area)) areas.push_back(area);
     by_area[area].push_back(&f);
   }
+  std::vector<const Finding*> gaps;
+  for (const Finding& f : findings) {
+    if (f.not_in_capture && f.severity == Severity::kUnknown) gaps.push_back(&f);
+  }
+  const bool fold = gaps.size() >= 2;  // one alone is printed where it belongs
   for (const std::string& area : areas) {
     const auto& list = by_area[area];
     out += AreaLine(area, list);
     std::vector<const Finding*> shown;
     for (const Finding* f : list) {
+      if (fold && f->not_in_capture && f->severity == Severity::kUnknown) continue;
       if (f->severity != Severity::kOk || opt.verbose) shown.push_back(f);
     }
     for (const Group& g : GroupFindings(shown)) out += RenderGroup(g, opt);
+  }
+  if (fold) {
+    out += fmt::format("{:<10}  the {} unknowns above: their fields are not in the capture\n",
+                       "capture", gaps.size());
+    out += RenderCaptureGaps(gaps, opt);
   }
   return out;
 }

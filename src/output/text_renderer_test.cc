@@ -1,5 +1,6 @@
 #include "output/text_renderer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace gpuvet {
@@ -82,6 +83,123 @@ TEST(TextRendererTest, VerdictWords) {
   r.findings = {{"cpu.governor", "host", Severity::kWarn, "powersave", {}, "", ""}};
   r.verdict = Severity::kWarn;
   EXPECT_EQ(VerdictLine(r), "verdict: HEALTHY WITH WARNINGS (1 warn)");
+}
+
+Finding GpuFinding(std::string id, int index, std::string pci, std::string serial,
+                   std::string summary, std::vector<Evidence> ev) {
+  Finding f{std::move(id),
+            fmt::format("gpu{} ({})", index, pci),
+            Severity::kWarn,
+            std::move(summary),
+            std::move(ev),
+            "",
+            ""};
+  f.gpu = FindingGpu{index, pci, std::move(serial), fmt::format("GPU-{}", index)};
+  return f;
+}
+
+// Every GPU finding names index, address, serial and UUID; a group keeps each member's own.
+TEST(TextRendererTest, GpuFindingsNameTheBoardAndGroupsKeepEachSubject) {
+  CheckReport r = Sample();
+  Finding unnamed = GpuFinding("throttle.sw_power_cap", 2, "0000:d1:00.0", "",
+                               "power cap lowering clocks under load", {{"power_w", "350.0", ""}});
+  unnamed.gpu->uuid.clear();  // NVML never answered for it: nothing beyond the subject to say
+  r.findings = {GpuFinding("throttle.sw_power_cap", 0, "0000:41:00.0", "1650521001111",
+                           "power cap lowering clocks under load", {{"power_w", "347.1", ""}}),
+                GpuFinding("throttle.sw_power_cap", 1, "0000:c1:00.0", "",
+                           "power cap lowering clocks under load", {{"power_w", "349.8", ""}}),
+                unnamed,
+                GpuFinding("settings.persistence_mode", 1, "0000:c1:00.0", "1650521002222",
+                           "persistence mode disabled", {})};
+  r.verdict = Severity::kWarn;
+  std::string out = RenderText(r, {});
+  EXPECT_NE(out.find("WARN    throttle.sw_power_cap  gpu0, gpu1, gpu2 (3 subjects)\n"
+                     "          power cap lowering clocks under load\n"
+                     "          gpu0      pci 0000:41:00.0; serial 1650521001111; uuid GPU-0\n"
+                     "          evidence  power_w=347.1\n"
+                     "          gpu1      pci 0000:c1:00.0; serial unknown; uuid GPU-1\n"
+                     "          evidence  power_w=349.8\n"
+                     "          evidence  gpu2: power_w=350.0\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("WARN    settings.persistence_mode  gpu1 (0000:c1:00.0)\n"
+                     "          persistence mode disabled\n"
+                     "          gpu1      pci 0000:c1:00.0; serial 1650521002222; uuid GPU-1\n"),
+            std::string::npos)
+      << out;
+  // A bridge finding names the GPU behind it and says the finding is about the bridge.
+  Finding bridge = GpuFinding("pcie.link_width_reduced", 7, "0000:db:00.0", "1652323000007",
+                              "PCIe x8 on a x16 link", {});
+  bridge.subject = "gpu7 upstream bridge 0000:da:01.0";
+  std::string b = RenderFindings({bridge}, {});
+  EXPECT_NE(b.find("gpu7      pci 0000:db:00.0; serial 1652323000007; uuid GPU-7; the finding is "
+                   "about its upstream bridge 0000:da:01.0\n"),
+            std::string::npos)
+      << b;
+  // Non-GPU members of a group keep theirs too, named by subject.
+  Finding p1{
+      "numa.process_affinity", "pid 1", Severity::kWarn, "pinned", {{"cpus", "0", ""}}, "", ""};
+  Finding p2{
+      "numa.process_affinity", "pid 2", Severity::kWarn, "pinned", {{"cpus", "1", ""}}, "", ""};
+  std::string procs = RenderFindings({p1, p2}, {});
+  EXPECT_NE(procs.find("evidence  pid 1: cpus=0\n          evidence  pid 2: cpus=1\n"),
+            std::string::npos)
+      << procs;
+}
+
+// Unknowns that only say "not in the capture" fold into one block listing the fields.
+TEST(TextRendererTest, CaptureGapsFoldIntoOneBlock) {
+  CheckReport r = Sample();
+  r.gpus.from_capture = true;
+  r.gpus.captured_at = Reading<std::string>::Of("Mon Mar  3 09:15:42 2025");
+  auto gap = [](std::string id, int index, std::string summary, std::vector<Evidence> ev = {}) {
+    Finding f = GpuFinding(std::move(id), index, fmt::format("0000:0{}:00.0", index + 1), "",
+                           std::move(summary), std::move(ev));
+    f.severity = Severity::kUnknown;
+    f.not_in_capture = true;
+    f.meaning = "The capture does not contain the values.";
+    f.decision = "Ask for a full capture.";
+    return f;
+  };
+  r.findings = {
+      gap("pcie.link_width_reduced", 0,
+          "PCIe link width unknown: gpu pcie_width_max: field not in the capture"),
+      gap("power.limit", 0,
+          "power limit unknown: power_limit_w: field not in the capture; default_power_limit_w: "
+          "field not in the capture"),
+      gap("ecc.mode", 1, "ECC mode not in the capture: cannot tell whether ECC is on",
+          {{"ecc_mode/current_ecc", "absent from the capture", ""}}),
+      gap("ecc.volatile_dbe", 1, "ECC is enabled but its error counts are not in the capture"),
+  };
+  r.verdict = Severity::kUnknown;
+  std::string out = RenderText(r, {});
+  EXPECT_NE(out.find("  taken:  Mon Mar  3 09:15:42 2025 (the capture's timestamp)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("pcie        1 unknown\npower       1 unknown\necc         2 unknown\n"
+                     "capture     the 4 unknowns above: their fields are not in the capture\n"
+                     "  UNKNOWN not in the capture  gpu0, gpu1 (2 subjects)\n"
+                     "          4 checks not judged, the capture lacks their fields: "
+                     "pcie_width_max, power_limit_w, default_power_limit_w, ecc_mode/current_ecc, "
+                     "ecc.volatile_dbe\n"
+                     "          gpu0      pci 0000:01:00.0; serial unknown; uuid GPU-0\n"
+                     "          gpu1      pci 0000:02:00.0; serial unknown; uuid GPU-1\n"
+                     "          checks    pcie.link_width_reduced, power.limit, ecc.mode, "
+                     "ecc.volatile_dbe\n"
+                     "          meaning   The capture does not contain the values.\n"
+                     "          decision  Ask for a full capture.\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("Ask for a full capture."), out.rfind("Ask for a full capture."))
+      << "the shared meaning and decision are printed once";
+
+  // One gap alone stays where it belongs; a capture without a timestamp says so.
+  r.findings.resize(1);
+  r.gpus.captured_at = Reading<std::string>::Unsupported(std::string(kNotInCapture));
+  out = RenderText(r, {});
+  EXPECT_EQ(out.find("capture     the"), std::string::npos) << out;
+  EXPECT_NE(out.find("UNKNOWN pcie.link_width_reduced  gpu0 (0000:01:00.0)"), std::string::npos);
+  EXPECT_NE(out.find("  taken:  not in the capture\n"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -8,12 +8,66 @@
 #include <cmath>
 
 #include "core/catalogue.h"
+#include "util/strings.h"
 
 namespace gpuvet {
 
 std::string GpuSubject(const GpuState& gpu) {
   if (gpu.pci_bus_id.empty()) return fmt::format("gpu{}", gpu.index);
   return fmt::format("gpu{} ({})", gpu.index, gpu.pci_bus_id);
+}
+
+namespace {
+
+FindingGpu IdentityOf(const GpuState& gpu) {
+  return {gpu.index, gpu.pci_bus_id, gpu.serial, gpu.uuid};
+}
+
+// The leading decimal number of `s` ("3" in "3 (0000:…)"), or nullopt.
+std::optional<int> LeadingIndex(std::string_view s) {
+  size_t n = 0;
+  while (n < s.size() && n < 6 && s[n] >= '0' && s[n] <= '9') ++n;
+  if (n == 0 || (n < s.size() && s[n] != ' ')) return std::nullopt;
+  std::optional<int64_t> v = ParseInt(s.substr(0, n));
+  if (!v) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+}  // namespace
+
+std::optional<FindingGpu> GpuOfSubject(const CheckInput& in, std::string_view subject) {
+  std::optional<int> index;
+  std::string_view address;
+  if (StartsWith(subject, "gpu")) {
+    std::string_view rest = subject.substr(3);
+    index = LeadingIndex(rest);
+    if (!index) return std::nullopt;
+    if (size_t open = rest.find(" ("); open != std::string_view::npos) {
+      size_t close = rest.find(')', open);
+      if (close != std::string_view::npos) address = rest.substr(open + 2, close - open - 2);
+    }
+  } else if (StartsWith(subject, "pci ")) {
+    address = subject.substr(4);
+    address = address.substr(0, address.find(' '));
+  } else {
+    return std::nullopt;
+  }
+  if (!address.empty()) {
+    for (const GpuState& gpu : in.gpus.gpus) {
+      if (gpu.pci_bus_id == address) return IdentityOf(gpu);
+    }
+    if (in.host.pci_gpus.has()) {
+      for (const GpuPciTopology& t : *in.host.pci_gpus) {
+        // An NVIDIA function NVML did not list: its sysfs position is no NVML index.
+        if (t.gpu.address == address) return FindingGpu{-1, std::string(address), "", ""};
+      }
+    }
+  }
+  if (!index) return std::nullopt;  // "pci 0000:…" of a device that is not a GPU
+  for (const GpuState& gpu : in.gpus.gpus) {
+    if (gpu.index == *index && (address.empty() || gpu.pci_bus_id.empty())) return IdentityOf(gpu);
+  }
+  return std::nullopt;  // an address on neither list: nothing to name it by
 }
 
 bool Evaluable(const GpuState& gpu) { return !gpu.lost && !gpu.abandoned; }

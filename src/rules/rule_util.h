@@ -2,6 +2,7 @@
 // overrides applied later, and lookups that join NVML GPUs to their sysfs PCI functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,14 @@ struct CheckInput {
 
 // "gpu0 (0000:3b:00.0)".
 std::string GpuSubject(const GpuState& gpu);
+
+// The GPU a finding's subject names, read back from the forms rules write: "gpu0 (0000:3b:00.0)"
+// and "gpu0" (GpuSubject), "gpu0 upstream bridge 0000:3a:00.0" (the GPU behind the bridge),
+// "pci 0000:3b:00.0" (a function NVML did not list). A PCI address is matched first (against the
+// NVML GPUs, then the NVIDIA functions sysfs found), then the index; nullopt for any other subject
+// ("host", "pid 42", a PCI device that is not a GPU). Rules need not call it: RunRules fills
+// Finding::gpu with it, so every rule's subject string stays as it is.
+std::optional<FindingGpu> GpuOfSubject(const CheckInput& in, std::string_view subject);
 
 // False for GPUs whose per-GPU checks cannot run: lost (gpu.lost reports them) or abandoned
 // after an NVML hang (gpu.query_failed reports them).

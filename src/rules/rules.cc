@@ -39,7 +39,11 @@ std::vector<Finding> RunRules(const CheckInput& in, const Policy& policy) {
     if (in.gpus.from_capture && f.severity == Severity::kUnknown && f.meaning.empty() &&
         f.summary.find(kNotInTheCapture) != std::string::npos) {
       ExplainCaptureGap(f);
+      f.not_in_capture = true;
     }
+    // The GPU's index, address, serial and UUID, found once here from the subject each rule
+    // wrote, so renderers can name the board an RMA needs without every rule carrying them.
+    if (!f.gpu) f.gpu = GpuOfSubject(in, f.subject);
     area_rank.emplace(std::string(AreaOf(f.id)), static_cast<int>(area_rank.size()));
     kept.push_back(std::move(f));
   }

@@ -286,6 +286,7 @@ Result<GpuInventory> ParseNvidiaSmiXml(std::string_view xml, std::string_view or
   inv.driver_version = ToText(Lookup(root, top, "driver_version"));
   inv.nvml_version = Reading<std::string>::Unsupported(std::string(kNotInCapture));
   inv.cuda_driver_version = ToCudaVersion(Lookup(root, top, "cuda_version"));
+  inv.captured_at = ToText(Lookup(root, top, "timestamp"));
 
   int index = 0;
   for (pugi::xml_node gpu : root.children("gpu")) inv.gpus.push_back(ParseGpu(gpu, index++));
@@ -302,7 +303,8 @@ Result<GpuInventory> ParseNvidiaSmiXml(std::string_view xml, std::string_view or
 }
 
 Result<GpuInventory> LoadNvidiaSmiXml(const std::string& path) {
-  Result<std::string> text = ReadFile(path, kMaxCaptureBytes);
+  // `--nvidia-smi-xml <(ssh node nvidia-smi -q -x)` is read to its end; a device is refused.
+  Result<std::string> text = ReadFile(path, kMaxCaptureBytes, FileKinds::kRegularOrPipe);
   if (!text.ok()) return text.status();
   return ParseNvidiaSmiXml(*text, path);
 }
