@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace gpuvet {
 namespace {
 
@@ -200,6 +202,32 @@ TEST(TextRendererTest, CaptureGapsFoldIntoOneBlock) {
   EXPECT_EQ(out.find("capture     the"), std::string::npos) << out;
   EXPECT_NE(out.find("UNKNOWN pcie.link_width_reduced  gpu0 (0000:01:00.0)"), std::string::npos);
   EXPECT_NE(out.find("  taken:  not in the capture\n"), std::string::npos) << out;
+}
+
+// The fields are read back from summary text: every cut and fixed-seed mutations of the real
+// summaries still render one block (falling back to the check id), never crash.
+TEST(TextRendererTest, CaptureGapFieldsFromCutAndMutatedSummaries) {
+  const std::string summaries[] = {
+      "power limit unknown: power_limit_w: field not in the capture; default_power_limit_w: "
+      "field not in the capture",
+      "PCIe link width unknown: gpu pcie_width_max: field not in the capture"};
+  std::mt19937 rng(9);
+  auto render = [](const std::string& summary) {
+    Finding a{"power.limit", "gpu0", Severity::kUnknown, summary, {}, "m", "d"};
+    a.not_in_capture = true;
+    Finding b = a;
+    b.id = "thermal.margin";
+    std::string out = RenderFindings({a, b}, {});
+    EXPECT_NE(out.find("UNKNOWN not in the capture  gpu0\n"), std::string::npos) << out;
+  };
+  for (const std::string& s : summaries) {
+    for (size_t cut = 0; cut <= s.size(); ++cut) render(s.substr(0, cut));
+    for (int i = 0; i < 300; ++i) {
+      std::string m = s;
+      for (int k = 0; k < 4; ++k) m[rng() % m.size()] = static_cast<char>(rng() % 256);
+      render(m);
+    }
+  }
 }
 
 }  // namespace

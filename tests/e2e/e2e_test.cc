@@ -17,6 +17,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "core/bottleneck.h"
 #include "core/catalogue.h"
@@ -790,6 +791,19 @@ TEST(CliTest, FifoInTheHostTreeIsRefusedNotRead) {
   ASSERT_FALSE(text.timed_out);
   EXPECT_NE(text.out.find("a FIFO (named pipe), not a regular file"), std::string::npos)
       << text.out;
+
+  // A pipe the user names (`--policy <(…)`) is read to its end, not refused.
+  const fs::path policy = tmp / "policy.toml";
+  ASSERT_EQ(::mkfifo(policy.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(policy) << "[gpu]\nexpected_count = 8\n"; });
+  RunResult piped = RunBinary(
+      {GPUVET_BINARY, "check", "--root", root.string(), "--nvml-lib", GPUVET_FAKE_NVML_LIB, "--now",
+       kNow, "--format", "json", "--policy", policy.string()},
+      env, 20);
+  writer.join();
+  ASSERT_FALSE(piped.timed_out);
+  EXPECT_TRUE(piped.exit_code == 0 || piped.exit_code == 1) << piped.err;
+  EXPECT_EQ(nlohmann::json::parse(piped.out)["policy"], policy.string());
   fs::remove_all(tmp);
 }
 

@@ -84,8 +84,10 @@ Result<std::map<std::string, std::string>> ParseEnvironment(std::string_view tex
 GpuEnvironment ReadGpuEnvironment(const HostPaths& paths, int pid, const std::string& env_file) {
   GpuEnvironment env;
   using Vars = std::map<std::string, std::string>;
-  auto from_file = [&](const std::string& path, const std::string& shown) {
-    auto text = ReadFile(path, 4 << 20);
+  // `--env-file <(…)` is a pipe the user named; an environ file under /proc is regular only.
+  auto from_file = [&](const std::string& path, const std::string& shown,
+                       FileKinds kinds = FileKinds::kRegular) {
+    auto text = ReadFile(path, 4 << 20, kinds);
     if (!text.ok()) {
       if (text.status().code() == StatusCode::kPermissionDenied) {
         env.vars = Reading<Vars>::Error(fmt::format(
@@ -106,7 +108,7 @@ GpuEnvironment ReadGpuEnvironment(const HostPaths& paths, int pid, const std::st
   };
   if (!env_file.empty()) {
     env.source = "--env-file " + env_file;
-    from_file(env_file, env_file);
+    from_file(env_file, env_file, FileKinds::kRegularOrPipe);
   } else if (pid > 0) {
     env.source = fmt::format("/proc/{}/environ", pid);
     from_file(paths.Proc(fmt::format("{}/environ", pid)), env.source);
