@@ -215,9 +215,9 @@ Status Parser::NvLinks(const json& j, const std::string& ptr, GpuState* gpu) con
       const std::string kp = p + "/" + key;
       if (key == "link") {
         std::optional<int> n = IntOf(value);
-        if (!n || *n < 0 || *n >= static_cast<int>(NVML_NVLINK_MAX_LINKS)) {
-          return Fail(
-              kp, fmt::format("expected a link number from 0 to {}", NVML_NVLINK_MAX_LINKS - 1));
+        if (!n || *n < 0 || *n >= static_cast<int>(scenario_internal::kMaxNvLinks)) {
+          return Fail(kp, fmt::format("expected a link number from 0 to {}",
+                                      scenario_internal::kMaxNvLinks - 1));
         }
         link.link = *n;
       } else if (key == "active") {
@@ -366,6 +366,17 @@ Status Parser::Gpu(const json& j, const std::string& ptr, int index, ScenarioGpu
         series.push_back(Series{lost.size(), [lost](size_t k, ScenarioGpuStep& to) {
                                   to.state.lost = lost[std::min(k, lost.size() - 1)];
                                 }});
+      }
+    } else if (key == "temperature_margin_c") {
+      // nvmlDeviceGetMarginTemperature: degrees to the slowdown T.Limit, or an error name.
+      if (value.is_number()) {
+        gpu.temperature_margin_c = value.get<double>();
+      } else if (std::optional<int> code =
+                     value.is_string() ? NvmlErrorFromName(value.get<std::string>()) : std::nullopt;
+                 code && *code != NVML_SUCCESS) {
+        out->errors[scenario_internal::kMarginTemperatureCall] = *code;
+      } else {
+        s = Fail(kp, "expected a number or an NVML error name");
       }
     } else if (key == "nvlinks") {
       s = NvLinks(value, kp, &gpu);
