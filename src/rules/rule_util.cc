@@ -16,7 +16,9 @@ std::string GpuSubject(const GpuState& gpu) {
   return fmt::format("gpu{} ({})", gpu.index, gpu.pci_bus_id);
 }
 
-bool Evaluable(const GpuState& gpu) { return !gpu.lost && !gpu.abandoned; }
+bool Evaluable(const GpuState& gpu) {
+  return !gpu.lost && !gpu.abandoned && !gpu.answered_nothing;  // gpu.unresponsive reports it
+}
 
 const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_address) {
   if (!host.pci_gpus.has()) return nullptr;

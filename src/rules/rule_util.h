@@ -22,8 +22,8 @@ struct CheckInput {
 // "gpu0 (0000:3b:00.0)".
 std::string GpuSubject(const GpuState& gpu);
 
-// False for GPUs whose per-GPU checks cannot run: lost (gpu.lost reports them) or abandoned
-// after an NVML hang (gpu.query_failed reports them).
+// False for GPUs whose per-GPU checks cannot run: lost (gpu.lost reports them), abandoned after
+// an NVML hang, or answering no call at all (gpu.unresponsive / gpu.query_failed report them).
 bool Evaluable(const GpuState& gpu);
 
 // The sysfs topology of `gpu` (matched by PCI address), or nullptr.

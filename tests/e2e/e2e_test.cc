@@ -672,6 +672,36 @@ TEST(CliTest, BenchUnknownGpuExitsTwoNamingTheGpus) {
       << r.err;
 }
 
+// Issue 17: without a driver, --gpus 5 used to pass as a run that measured nothing.
+TEST(CliTest, BenchUnknownGpuWithoutADriverExitsTwo) {
+  RunResult r =
+      Gpuvet({"bench", "--plan", "tiny", "--gpus", "5", "--cuda-lib", "/nonexistent/libcuda.so.1"},
+             {"GPUVET_CUBLASLT_LIB=none", "GPUVET_NCCL_LIB=none"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--gpus 5: no such GPU, no CUDA device is visible"), std::string::npos)
+      << r.err;
+}
+
+// A bench that could run nothing is not a pass: NOTHING MEASURED and exit 1 (no driver or no
+// device), in text and in JSON.
+TEST(CliTest, BenchThatMeasuredNothingIsNotHealthy) {
+  RunResult text = Gpuvet(
+      {"bench", "--plan", "tiny", "--color", "never", "--cuda-lib", "/nonexistent/libcuda.so.1"},
+      {"GPUVET_CUBLASLT_LIB=none", "GPUVET_NCCL_LIB=none"});
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("verdict: NOTHING MEASURED (no benchmark ran: "), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("HEALTHY"), std::string::npos) << text.out;
+  RunResult json = Gpuvet(
+      {"bench", "--plan", "tiny", "--format", "json", "--cuda-lib", "/nonexistent/libcuda.so.1"},
+      {"GPUVET_CUBLASLT_LIB=none", "GPUVET_NCCL_LIB=none"});
+  EXPECT_EQ(json.exit_code, 1);
+  nlohmann::json report = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(report["verdict"]["nothing_measured"].get<bool>());
+  EXPECT_FALSE(report["verdict"]["healthy"].get<bool>());
+  EXPECT_EQ(report["verdict"]["exit_code"].get<int>(), 1);
+}
+
 TEST(CliTest, TraceInputErrors) {
   RunResult missing = Gpuvet({"trace", "/nonexistent/trace.json"});
   EXPECT_EQ(missing.exit_code, 2);
