@@ -885,6 +885,8 @@ TEST(CliTest, SelectionsThatSelectNothing) {
 
 // nvmlInit_v2 or nvmlSystemGetDriverVersion hanging on a node whose module is loaded: the finding
 // names the call that hung and advises what to do with a wedged driver, not "load the driver".
+// A driver that does not answer fails the node (gpu.unresponsive; issue 17: it used to be an
+// unknown driver.loaded, so a wedged node exited 0).
 TEST(CliTest, HungNvmlInitAdvisesAWedgedDriverNotAnInstall) {
   for (const char* call : {"nvmlInit_v2", "nvmlSystemGetDriverVersion"}) {
     fs::path scenario = fs::path(::testing::TempDir()) /
@@ -894,14 +896,14 @@ TEST(CliTest, HungNvmlInitAdvisesAWedgedDriverNotAnInstall) {
     RunResult r =
         Gpuvet({"check", "--root", std::string(GPUVET_FIXTURES_DIR) + "/healthy-8gpu/root",
                 "--nvml-lib", GPUVET_FAKE_NVML_LIB, "--nvml-timeout-ms", "200", "--only",
-                "driver.loaded", "--format", "json"},
+                "gpu.unresponsive", "--format", "json"},
                {"GPUVET_FAKE_NVML_SCENARIO=" + scenario.string()});
     fs::remove(scenario);
-    ASSERT_EQ(r.exit_code, 0) << call << ": " << r.err;
+    ASSERT_EQ(r.exit_code, 1) << call << ": " << r.err;
     auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j["findings"].size(), 1u) << r.out;
     const auto& f = j["findings"][0];
-    EXPECT_EQ(f["severity"], "unknown") << call;
+    EXPECT_EQ(f["severity"], "fail") << call;
     const std::string summary = f["summary"].get<std::string>();
     EXPECT_NE(summary.find(call), std::string::npos) << summary;
     EXPECT_NE(summary.find("did not return within 200 ms"), std::string::npos) << summary;
