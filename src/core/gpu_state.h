@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,9 +87,11 @@ struct GpuState {
   Reading<int> temperature_c;
   Reading<int> slowdown_temperature_c;
   Reading<int> shutdown_temperature_c;
-  // Degrees C to the slowdown T.Limit, from nvmlDeviceGetMarginTemperature (r555+; Ada, Hopper,
-  // Blackwell). Absent when the driver lacks the call or the GPU does not support it.
-  std::optional<double> temperature_margin_c;
+  // Degrees C the GPU is below its slowdown T.Limit (negative: past it), from
+  // nvmlDeviceGetMarginTemperature (r555+; Ada, Hopper, Blackwell). Not supported where the driver
+  // lacks the call (FUNCTION_NOT_FOUND) or the GPU does not offer it. (Same field as the smitext
+  // branch's, which fills it from captures.)
+  Reading<int> temperature_margin_c;
 
   Reading<double> power_w;
   Reading<double> power_limit_w;          // enforced limit

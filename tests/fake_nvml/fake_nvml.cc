@@ -582,10 +582,7 @@ int Body_nvmlDeviceGetMarginTemperature(const Ctx& c, nvmlDevice_t,
                                         nvmlMarginTemperature_t* margin) {
   if (margin == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   if (margin->version != nvmlMarginTemperature_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-  const std::optional<double>& m = G(c).temperature_margin_c;
-  if (!m) return NVML_ERROR_NOT_SUPPORTED;
-  margin->marginTemperature = static_cast<int>(std::lround(*m));
-  return NVML_SUCCESS;
+  return Answer(G(c).temperature_margin_c, &margin->marginTemperature);
 }
 
 // A scenario process with pid 0 stands for the calling process's first child: the workload that

@@ -170,7 +170,7 @@ class DeviceReader {
           return l.nvmlDeviceGetMarginTemperature(dev, &m);
         },
         {}, request);
-    if (mo.ok()) gpu_.temperature_margin_c = margin.marginTemperature;
+    gpu_.temperature_margin_c = ToReading(mo, margin.marginTemperature);
     gpu_.power_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerUsage));
     gpu_.power_limit_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetEnforcedPowerLimit));
     gpu_.default_power_limit_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerManagementDefaultLimit));

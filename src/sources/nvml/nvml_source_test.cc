@@ -580,9 +580,11 @@ TEST(NvmlSource, MarginTemperatureIsReadWhereTheDriverHasIt) {
   gpu1.insert(1, R"("errors": {"nvmlDeviceGetMarginTemperature": "FUNCTION_NOT_FOUND"},)");
   UseScenario(Scenario2(gpu0, gpu1));
   GpuInventory inv = ReadFake();
-  ASSERT_TRUE(inv.gpus[0].temperature_margin_c.has_value());
-  EXPECT_EQ(*inv.gpus[0].temperature_margin_c, 3.0);
-  EXPECT_FALSE(inv.gpus[1].temperature_margin_c.has_value());  // older driver: a skip
+  ASSERT_TRUE(inv.gpus[0].temperature_margin_c.has());
+  EXPECT_EQ(*inv.gpus[0].temperature_margin_c, 3);
+  ASSERT_TRUE(inv.gpus[1].temperature_margin_c.unsupported());  // older driver: a skip
+  EXPECT_EQ(inv.gpus[1].temperature_margin_c.note,
+            "nvmlDeviceGetMarginTemperature: not supported (absent from this driver's NVML)");
   EXPECT_TRUE(inv.gpus[1].failures.empty());
 }
 

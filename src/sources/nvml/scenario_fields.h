@@ -36,6 +36,7 @@ inline constexpr Field<int> kIntFields[] = {
      "nvmlDeviceGetTemperatureThreshold"},
     {"shutdown_temperature_c", &GpuState::shutdown_temperature_c,
      "nvmlDeviceGetTemperatureThreshold"},
+    {"temperature_margin_c", &GpuState::temperature_margin_c, "nvmlDeviceGetMarginTemperature"},
     {"pcie_gen", &GpuState::pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration"},
     {"pcie_gen_max", &GpuState::pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration"},
     {"pcie_width", &GpuState::pcie_width, "nvmlDeviceGetCurrPcieLinkWidth"},

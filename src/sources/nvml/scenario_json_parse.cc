@@ -367,17 +367,6 @@ Status Parser::Gpu(const json& j, const std::string& ptr, int index, ScenarioGpu
                                   to.state.lost = lost[std::min(k, lost.size() - 1)];
                                 }});
       }
-    } else if (key == "temperature_margin_c") {
-      // nvmlDeviceGetMarginTemperature: degrees to the slowdown T.Limit, or an error name.
-      if (value.is_number()) {
-        gpu.temperature_margin_c = value.get<double>();
-      } else if (std::optional<int> code =
-                     value.is_string() ? NvmlErrorFromName(value.get<std::string>()) : std::nullopt;
-                 code && *code != NVML_SUCCESS) {
-        out->errors[scenario_internal::kMarginTemperatureCall] = *code;
-      } else {
-        s = Fail(kp, "expected a number or an NVML error name");
-      }
     } else if (key == "nvlinks") {
       s = NvLinks(value, kp, &gpu);
     } else if (key == "compute_processes") {

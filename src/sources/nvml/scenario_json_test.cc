@@ -288,8 +288,8 @@ TEST(ScenarioJson, NvLink5CountersAndMarginRoundTrip) {
   Result<Scenario> s = ParseScenario(kNvLink5Scenario, "b200.json");
   ASSERT_TRUE(s.ok()) << s.status().message();
   const GpuState& g = s->gpus[0].state;
-  ASSERT_TRUE(g.temperature_margin_c.has_value());
-  EXPECT_EQ(*g.temperature_margin_c, 41.0);
+  ASSERT_TRUE(g.temperature_margin_c.has());
+  EXPECT_EQ(*g.temperature_margin_c, 41);
   ASSERT_EQ(g.nvlinks.size(), 2u);
   EXPECT_EQ(g.nvlinks[1].link, 40);  // beyond nvml.h's 18: a newer GPU may have more
   EXPECT_EQ(*g.nvlinks[0].recovery_failed_events, 1u);

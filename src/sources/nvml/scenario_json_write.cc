@@ -159,7 +159,6 @@ std::string WriteScenario(const Scenario& s) {
     } else if (pu.unsupported() || pu.error()) {
       g["process_utilization"] = std::string(NvmlErrorName(ScenarioAnswerCode(pu)));
     }
-    if (gpu.temperature_margin_c) g["temperature_margin_c"] = *gpu.temperature_margin_c;
     if (!gpu.nvlinks.empty()) {
       json links = json::array();
       for (const NvLinkState& l : gpu.nvlinks) {
