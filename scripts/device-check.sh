@@ -301,6 +301,8 @@ case "$bench_rc" in
   0) ;;
   1) if [ "$state" = timed_out ]; then
        say "bench: timed out: a driver call did not return (gpuvet's watchdog; see bench.json detail)"
+     elif [ "$state" = driver_missing ] || [ "$state" = no_device ]; then
+       say "bench: NOTHING MEASURED (run state '$state': no driver or no device; see bench.json)"
      else
        say "bench: a figure failed (exit 1)"
      fi ;;

@@ -3,8 +3,11 @@
 # gpuvet-healthcheck, HealthCheckInterval=300, HealthCheckNodeState=ANY). POSIX sh.
 #
 # - A failing check drains this node with Reason="gpuvet: <failing checks>".
-# - A passing run resumes the node only when gpuvet drained it (the reason starts with
-#   "gpuvet:"); drains set by people or other tools are left alone.
+# - Only a clean pass (exit 0 and no check in the textfile at fail or unknown) resumes the node,
+#   and only when gpuvet drained it (the reason starts with "gpuvet:"); drains set by people or
+#   other tools are left alone. A pass with unknowns (a check that could not run) keeps a gpuvet
+#   drain in place: an ECC drain must not be lifted because the next run could not read ECC.
+# - A GPU or driver that does not answer fails `gpuvet check` (gpu.unresponsive) and drains.
 # - A usage or internal error of gpuvet (exit 2 or 3), or a hang past GPUVET_TIMEOUT, never
 #   drains: the node is not proven sick, and the problem is logged instead.
 # - With GPUVET_TEXTFILE set, the results are also written for node_exporter's textfile
@@ -47,12 +50,24 @@ current_reason() {
     sed -n 's/^[[:space:]]*Reason=\(.*\)$/\1/p' | sed 's/ \[[^]]*\]$//' | head -n 1
 }
 
+# Checks at fail (3) or unknown (4) in the textfile: gpuvet_check_status{check="ID",...} 3|4.
+not_clean() {
+  sed -n 's/^gpuvet_check_status{check="\([^"]*\)",subject="\([^"]*\)"} [34]$/\1 \2/p' \
+    "$tmp.prom" | awk 'NR > 1 { printf "; " } { printf "%s", $0 }'
+}
+
 case $rc in
   0)
     case $(current_reason) in
       gpuvet:*)
-        log "checks pass again; resuming $NODE"
-        "$SCONTROL" update NodeName="$NODE" State=RESUME
+        if [ ! -s "$tmp.prom" ]; then
+          log "checks pass but wrote no results; not resuming $NODE"
+        elif unclean=$(not_clean) && [ -n "$unclean" ]; then
+          log "checks pass with unknowns ($unclean); not resuming $NODE until a clean pass"
+        else
+          log "checks pass again; resuming $NODE"
+          "$SCONTROL" update NodeName="$NODE" State=RESUME
+        fi
         ;;
     esac
     exit 0

@@ -143,6 +143,14 @@ int RunBench(const BenchFlags& flags) {
     if (hung) std::fflush(stderr);
     return UsageError("bench", report.run.detail);
   }
+  if (!options.gpus.empty() && (report.run.state == BenchState::kDriverMissing ||
+                                report.run.state == BenchState::kNoDevice)) {
+    // --gpus names GPUs that cannot exist here: a usage error, as with a driver that lists fewer.
+    std::vector<std::string> asked;
+    for (int g : options.gpus) asked.push_back(std::to_string(g));
+    return UsageError("bench", fmt::format("--gpus {}: no such GPU, no CUDA device is visible ({})",
+                                           Join(asked, ","), report.run.detail));
+  }
 
   BenchJudgement judged =
       JudgeBench(report.run, policy, flags.baseline.empty() ? nullptr : &baseline);
@@ -161,7 +169,9 @@ int RunBench(const BenchFlags& flags) {
   }
   std::fwrite(rendered.data(), 1, rendered.size(), stdout);
   std::fflush(stdout);
-  const int code = report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;
+  // Nothing measured is not a pass: the node's GPUs were never exercised.
+  const int code = report.verdict == Severity::kFail || NothingMeasured(report.run) ? kExitUnhealthy
+                                                                                    : kExitHealthy;
   // A thread stuck inside the driver must not hold the exit up (static destructors would wait
   // on the driver's locks): leave at once.
   if (hung) {

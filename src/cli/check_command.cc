@@ -204,6 +204,11 @@ int RunCheck(const CheckFlags& in_flags) {
     NvmlOptions nvml;
     nvml.library_path = flags.nvml_lib;
     nvml.call_timeout = std::chrono::milliseconds(flags.nvml_timeout_ms);
+    // An overall budget, so a node whose calls each answer just inside their own timeout still
+    // ends: --timeout, or by default 5 s per GPU (at least 10 s). A healthy read of eight GPUs
+    // takes well under a second.
+    nvml.budget = std::chrono::seconds(flags.timeout_s);
+    nvml.budget_per_gpu = std::chrono::seconds(5);
     report.gpus = ReadNvml(nvml);
   }
 
@@ -264,6 +269,11 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--nvml-timeout-ms", flags->nvml_timeout_ms,
                   "Give up on an NVML call after this many milliseconds")
       ->check(CLI::Range(10, 600000));
+  cmd->add_option("--timeout", flags->timeout_s,
+                  "Overall time budget in seconds for asking NVML (default: 5 per GPU, at least "
+                  "10); past it the check ends with what it has and fails naming what did not "
+                  "answer")
+      ->check(CLI::Range(1, 86400));
   cmd->add_option("--policy", flags->policy, "Policy file (TOML); see docs/policy.md");
   cmd->add_option("--format", flags->format, "Output format: text or json");
   cmd->add_option("--only", flags->only, "Run only these check ids or areas (comma-separated)");

@@ -16,6 +16,7 @@ struct CheckFlags {
   std::string env_file;         // --env-file FILE (environment to check GPU visibility in)
   std::string nvml_lib;         // --nvml-lib PATH (or GPUVET_NVML_LIB)
   int nvml_timeout_ms = 2000;   // --nvml-timeout-ms
+  int timeout_s = 0;            // --timeout: overall NVML budget (0: 5 s per GPU, at least 10 s)
   std::string policy;           // --policy FILE
   std::string format = "text";  // --format text|json
   std::vector<std::string> only, skip;

@@ -112,6 +112,18 @@ struct BenchBaseline {
 inline constexpr const char* kBenchSchema = "gpuvet.bench/v1";
 
 // Everything `gpuvet bench` produced, handed to the renderers (output/bench_*.cc).
+// True when the run measured nothing and nothing failed: no libcuda, no CUDA device, or every
+// figure unavailable. `gpuvet bench` then ends "NOTHING MEASURED" with a non-zero exit instead
+// of passing: a node whose GPUs were never exercised is not proven fast. (A failed or hung
+// driver is a fail of its own and not "nothing measured".)
+inline bool NothingMeasured(const BenchRun& run) {
+  if (run.state == BenchState::kFailed || run.state == BenchState::kTimedOut) return false;
+  for (const BenchMeasurement& m : run.measurements) {
+    if (m.outcome != BenchOutcome::kUnavailable) return false;
+  }
+  return true;
+}
+
 struct BenchReport {
   std::string gpuvet_version;
   std::string generated_at;     // ISO 8601 UTC, from the clock or --now

@@ -201,6 +201,16 @@ constexpr CatalogueEntry kCatalogue[] = {
      "GPU or driver is wedged; the affected checks could not be evaluated.",
      "Rerun the check; if the same call hangs again, drain the node and collect "
      "`nvidia-bug-report.sh`."},
+    {"gpu.unresponsive", "gpu", "GPU answers its driver",
+     "The NVIDIA management library did not answer: a call on this GPU hung past "
+     "--nvml-timeout-ms, nvmlInit or the device enumeration hung, every call on the GPU failed "
+     "(UNKNOWN) without one answer, or `check --timeout` ran out before it answered. A GPU that "
+     "does not answer its driver is not healthy: CUDA programs on it usually hang the same way. "
+     "(A call the GPU does not support is a skip, never this.)",
+     "Drain the node; capture `nvidia-bug-report.sh` and the kernel log (Xid lines) while it is "
+     "wedged; reset the GPU (`nvidia-smi -r -i N`, with no processes on it) or reboot, then run "
+     "`gpuvet check` again. A policy can report this as unknown instead: `\"gpu.unresponsive\" = "
+     "\"unknown\"` under [severity]."},
     {"kernel.comm_lib_segfault", "kernel", "Crashes inside GPU communication libraries",
      "A process crashed (segfault, general protection fault) inside NCCL, the CUDA driver, an "
      "NVIDIA library, UCX, libfabric/EFA or the verbs stack. Common causes: mismatched NCCL and "

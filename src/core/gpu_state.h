@@ -31,6 +31,22 @@ struct NvLinkState {
   Reading<uint64_t> recovery_errors;
   Reading<uint64_t> crc_flit_errors;
   Reading<uint64_t> crc_data_errors;
+  // NVLink5 (Blackwell) counters, read through NVML field values where the per-link error
+  // counter call is not supported (then `from_field_values`). Fatal: a link that failed to
+  // recover, malformed packets, buffer overruns (data was lost or the link went down).
+  // Non-fatal: recoveries that succeeded, errors FEC could not hide (effective), local link
+  // integrity and receive errors; symbol errors are raw pre-FEC errors, normal in small numbers.
+  bool from_field_values = false;
+  Reading<uint64_t> recovery_failed_events;
+  Reading<uint64_t> malformed_packet_errors;
+  Reading<uint64_t> buffer_overrun_errors;
+  Reading<uint64_t> recovery_successful_events;
+  Reading<uint64_t> effective_errors;
+  Reading<uint64_t> local_link_integrity_errors;
+  Reading<uint64_t> rx_errors;
+  Reading<uint64_t> symbol_errors;
+  Reading<uint64_t> tx_bytes;  // throughput counters since the driver loaded
+  Reading<uint64_t> rx_bytes;
 };
 
 struct GpuProcess {
@@ -120,6 +136,11 @@ struct GpuState {
   // its later fields are missing. Rules skip such GPUs; gpu.query_failed reports them once.
   bool abandoned = false;
   std::vector<CallFailure> failures;
+  // Live NVML: how many calls on this GPU's handle returned an answer (SUCCESS, or a count for a
+  // count query), and whether it answered nothing at all: every call failed (UNKNOWN, say), none
+  // gave a value. Set by the NVML reader; gpu.unresponsive fails such a GPU.
+  int answered_calls = 0;
+  bool answered_nothing = false;
 };
 
 enum class GpuSourceState {
@@ -141,6 +162,9 @@ struct GpuInventory {
   Reading<int> device_count;            // what the driver reports (may exceed gpus.size())
   std::vector<GpuState> gpus;
   std::vector<CallFailure> failures;  // system-level call failures
+  // Non-empty when the overall time budget of the read (`gpuvet check --timeout`) ran out: how it
+  // was set ("16 s (--timeout)"). GPUs and fields not read before then are missing (abandoned).
+  std::string budget_exhausted;
   // Read from a saved `nvidia-smi -q -x` capture, not a live driver: GPUs the capture does not
   // hold were not captured (not lost), and a field it lacks was not recorded (unknown).
   bool from_capture = false;

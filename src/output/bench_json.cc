@@ -129,11 +129,14 @@ std::string RenderBenchJson(const BenchReport& report) {
     ++counts[std::string(SeverityName(f.severity))];
   }
   j["findings"] = findings;
-  bool fail = report.verdict == Severity::kFail;
+  const bool nothing = NothingMeasured(report.run);
+  bool fail = report.verdict == Severity::kFail || nothing;
   j["verdict"] = {{"severity", std::string(SeverityName(report.verdict))},
                   {"healthy", !fail},
                   {"exit_code", fail ? kExitUnhealthy : kExitHealthy},
                   {"counts", counts}};
+  // Only when true, so every report that measured something keeps its shape.
+  if (nothing) j["verdict"]["nothing_measured"] = true;
   return j.dump(2) + "\n";
 }
 

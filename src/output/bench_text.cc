@@ -96,6 +96,11 @@ std::string Header(const BenchReport& r) {
 }  // namespace
 
 std::string BenchVerdictLine(const BenchReport& report) {
+  if (NothingMeasured(report.run)) {
+    return fmt::format("verdict: NOTHING MEASURED ({})",
+                       report.run.detail.empty() ? "no benchmark could run on this node"
+                                                 : "no benchmark ran: " + report.run.detail);
+  }
   CheckReport shim;
   shim.findings = report.findings;
   shim.verdict = report.verdict;
@@ -132,9 +137,9 @@ std::string RenderBenchText(const BenchReport& r, const TextOptions& options) {
   out += "\n" + RenderFindings(r.findings, options);
   std::string verdict = BenchVerdictLine(r);
   if (options.color) {
-    const char* colour = r.verdict == Severity::kFail ? "\033[1;31m"
-                         : r.verdict == Severity::kOk ? "\033[32m"
-                                                      : "\033[33m";
+    const char* colour = r.verdict == Severity::kFail || NothingMeasured(r.run) ? "\033[1;31m"
+                         : r.verdict == Severity::kOk                           ? "\033[32m"
+                                                                                : "\033[33m";
     verdict = colour + verdict + "\033[0m";
   }
   return out + "\n" + verdict + "\n";

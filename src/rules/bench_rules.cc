@@ -245,11 +245,22 @@ void CheckDriverState(Ctx& c) {
       c.out.findings.push_back(NotChecked("bench.driver", "host", "no benchmark ran: " + r.detail,
                                           {{"library", r.library, ""}}));
       return;
-    case BenchState::kNoDevice:
-      c.out.findings.push_back(NotChecked("bench.driver", "host",
-                                          "no CUDA device to benchmark: " + r.detail,
-                                          {{"library", r.library, ""}}));
+    case BenchState::kNoDevice: {
+      // The driver answers but lists no GPU: on a node sent to bench that is not "nothing to
+      // fix" but a question about where the GPUs went (gpuvet check says).
+      Finding f =
+          MakeFinding("bench.driver", "host", Severity::kUnknown,
+                      "no CUDA device to benchmark: " + r.detail, {{"library", r.library, ""}});
+      f.meaning =
+          "The CUDA driver loaded but reports no device, so no benchmark ran: the GPUs are "
+          "hidden (CUDA_VISIBLE_DEVICES, a container without GPUs), not bound to the driver, or "
+          "gone from the bus.";
+      f.decision =
+          "Run `gpuvet check` (driver.gpus_visible, gpu.lost, Xid 79) and check "
+          "CUDA_VISIBLE_DEVICES and the container's GPU assignment, then bench again.";
+      c.out.findings.push_back(std::move(f));
       return;
+    }
     case BenchState::kFailed:
       c.out.findings.push_back(MakeFinding("bench.driver", "host", Severity::kFail,
                                            "the CUDA driver failed: " + r.detail,

@@ -223,10 +223,17 @@ TEST(BenchRulesTest, DriverStates) {
   ASSERT_EQ(j.findings.size(), 1u);
   EXPECT_EQ(j.findings[0].severity, Severity::kUnknown);
   EXPECT_NE(j.findings[0].summary.find("cannot open"), std::string::npos);
+  // No device on a node sent to bench is a question (where did the GPUs go?), not "nothing to
+  // fix here" (issue 17); with no driver it makes the run NOTHING MEASURED.
   r.state = BenchState::kNoDevice;
-  EXPECT_EQ(JudgeBench(r, Policy{}, nullptr).findings[0].severity, Severity::kInfo);
+  EXPECT_EQ(JudgeBench(r, Policy{}, nullptr).findings[0].severity, Severity::kUnknown);
+  EXPECT_TRUE(NothingMeasured(r));
+  r.state = BenchState::kDriverMissing;
+  EXPECT_TRUE(NothingMeasured(r));
   r.state = BenchState::kFailed;
   EXPECT_EQ(JudgeBench(r, Policy{}, nullptr).findings[0].severity, Severity::kFail);
+  EXPECT_FALSE(NothingMeasured(r));  // a failed driver is a fail of its own
+  EXPECT_FALSE(NothingMeasured(Healthy()));
 }
 
 TEST(BenchRulesTest, Regression) {

@@ -84,11 +84,13 @@ void CheckLoaded(const CheckInput& in, std::vector<Finding>& out) {
       return;
     }
     case GpuSourceState::kHung: {
-      ev.push_back({"detail", g.detail, ""});
-      Finding f = MakeFinding("driver.loaded", "host", Severity::kUnknown,
-                              "NVML did not answer: " + g.detail, ev);
       // A hang is not a missing driver: the library loaded and called into the kernel module,
-      // which did not come back.
+      // which did not come back. A driver that does not answer is not a healthy node, so this
+      // fails (gpu.unresponsive; a policy can lower it to unknown).
+      ev.push_back({"detail", g.detail, ""});
+      if (!g.budget_exhausted.empty()) ev.push_back({"time_budget", g.budget_exhausted, ""});
+      Finding f = MakeFinding("gpu.unresponsive", "host", Severity::kFail,
+                              "NVML did not answer: " + g.detail, ev);
       f.meaning =
           "The NVIDIA library loaded but a call into the driver did not return in time: the "
           "driver or a GPU is wedged" +
@@ -186,7 +188,7 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
       f.meaning =
           "An NVML call hung on an earlier GPU, so the driver was not asked about these; "
           "nothing says they are missing.";
-      f.decision = "See gpu.query_failed for the call that hung and what to do about it.";
+      f.decision = "See gpu.unresponsive for the call that hung and what to do about it.";
       out.push_back(std::move(f));
       return;
     }
@@ -324,10 +326,33 @@ void CheckAllowed(std::string_view id, std::string_view what,
   }
 }
 
+// The call of this GPU that did not return in time (its own hang, or the one the time budget cut
+// short), or null when the GPU was only skipped behind a hang elsewhere.
+const CallFailure* OwnHang(const GpuState& gpu) {
+  for (const CallFailure& f : gpu.failures) {
+    if (f.timed_out && f.message.find("skipped") == std::string::npos) return &f;
+  }
+  return nullptr;
+}
+
+// Live NVML answered nothing for this GPU: every call on its handle failed (UNKNOWN, say), none
+// returned a value. "Not supported" answers are not failures and never make a GPU unresponsive.
+bool AnsweredNothing(const GpuInventory& g, const GpuState& gpu) {
+  return IsLiveNvml(g) && gpu.answered_nothing && !gpu.lost && !gpu.abandoned &&
+         !gpu.failures.empty();
+}
+
+Finding Unresponsive(const GpuState& gpu, std::string summary, std::vector<Evidence> ev) {
+  return MakeFinding("gpu.unresponsive", GpuSubject(gpu), Severity::kFail, std::move(summary),
+                     std::move(ev));
+}
+
 void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
   const GpuInventory& g = in.gpus;
   if (g.state != GpuSourceState::kOk) return;
   int lost = 0;
+  int silent = 0;  // GPUs that did not answer (hung, answered nothing, or were never read)
+  std::vector<std::string> not_read;  // GPUs skipped once the time budget ran out
   for (const GpuState& gpu : g.gpus) {
     if (gpu.lost) {
       ++lost;
@@ -343,10 +368,37 @@ void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
       calls.push_back(f.call);
       ev.push_back({f.call, f.message, ""});
     }
+    if (const CallFailure* hang = gpu.abandoned ? OwnHang(gpu) : nullptr) {
+      ++silent;
+      out.push_back(Unresponsive(
+          gpu,
+          fmt::format("{}: this GPU does not answer its driver, its checks did not run",
+                      hang->message),
+          ev));
+      continue;
+    }
+    if (AnsweredNothing(g, gpu)) {
+      ++silent;
+      // Dozens of identical failures say nothing more than their count and the first one.
+      ev = {{"failed_calls", std::to_string(calls.size()), ""},
+            {gpu.failures.front().call, gpu.failures.front().message, ""}};
+      out.push_back(Unresponsive(
+          gpu,
+          fmt::format("every NVML call on this GPU failed ({}: {}), none answered: it does not "
+                      "answer its driver",
+                      calls.size() == 1 ? calls.front() : fmt::format("{} calls", calls.size()),
+                      gpu.failures.front().message),
+          ev));
+      continue;
+    }
     std::string summary;
     if (gpu.abandoned) {
-      // The first timed-out call on this GPU, or the note of the skipped one that names the hang.
-      std::string why = calls.empty() ? "an NVML call hung" : gpu.failures.front().message;
+      ++silent;
+      // Skipped behind a hang (here or on an earlier GPU) or after the time budget ran out.
+      std::string why = !calls.empty()                ? gpu.failures.front().message
+                        : !g.budget_exhausted.empty() ? "the time budget ran out"
+                                                      : "an NVML call hung";
+      if (!g.budget_exhausted.empty()) not_read.push_back(GpuSubject(gpu));
       summary = fmt::format("NVML stopped answering ({}): this GPU's checks did not run", why);
     } else if (g.from_capture) {
       // A capture has no calls: its "failures" are fields whose text could not be parsed.
@@ -369,6 +421,16 @@ void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
     }
     out.push_back(std::move(f));
   }
+  if (!g.budget_exhausted.empty()) {
+    // The overall budget (`check --timeout`) ended the read: a fail naming what did not answer.
+    std::vector<Evidence> ev = {{"time_budget", g.budget_exhausted, ""}};
+    if (!not_read.empty()) ev.push_back({"not_read", Join(not_read, ", "), ""});
+    out.push_back(MakeFinding(
+        "gpu.unresponsive", "host", Severity::kFail,
+        fmt::format("the time budget of {} ran out before NVML answered{}", g.budget_exhausted,
+                    not_read.empty() ? "" : " for " + Join(not_read, ", ")),
+        ev));
+  }
   if (!g.failures.empty()) {
     std::vector<std::string> calls;
     std::vector<Evidence> ev;
@@ -380,8 +442,12 @@ void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
                               "NVML system call(s) failed: " + Join(calls, ", "), ev));
   }
   if (lost == 0 && !g.gpus.empty()) {
-    out.push_back(MakeFinding("gpu.lost", "host", Severity::kOk,
-                              fmt::format("all {} GPU(s) answered", g.gpus.size())));
+    out.push_back(
+        MakeFinding("gpu.lost", "host", Severity::kOk,
+                    silent == 0 ? fmt::format("all {} GPU(s) answered", g.gpus.size())
+                                : fmt::format("no GPU reported lost ({} of {} did not answer: see "
+                                              "gpu.unresponsive and gpu.query_failed)",
+                                              silent, g.gpus.size())));
   }
 }
 

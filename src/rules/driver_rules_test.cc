@@ -92,18 +92,85 @@ TEST(DriverRulesTest, InitUnknownErrorExplainsContainers) {
   EXPECT_NE(l->decision.find("daemon-reload"), std::string::npos);
 }
 
-TEST(DriverRulesTest, HungInitIsUnknown) {
+// Issue 17: a driver that does not answer used to be unknown, so a wedged node passed (exit 0).
+TEST(DriverRulesTest, HungInitFails) {
   Fixture f = Healthy();
   f.gpus.state = GpuSourceState::kHung;
   f.gpus.detail = "nvmlInit_v2 did not return within 2000 ms";
   auto out = f.Run();
-  const Finding* loaded = Find(out, "driver.loaded", Severity::kUnknown);
-  ASSERT_NE(loaded, nullptr);
+  EXPECT_EQ(Find(out, "driver.loaded", Severity::kUnknown), nullptr);
+  const Finding* hung = Find(out, "gpu.unresponsive", Severity::kFail);
+  ASSERT_NE(hung, nullptr);
+  EXPECT_EQ(hung->subject, "host");
+  EXPECT_EQ(hung->summary, "NVML did not answer: nvmlInit_v2 did not return within 2000 ms");
   // A wedged driver is loaded: the advice is drain, bug report, reset, not "install the driver".
-  EXPECT_EQ(loaded->decision.find("modprobe"), std::string::npos) << loaded->decision;
-  EXPECT_NE(loaded->decision.find("nvidia-bug-report.sh"), std::string::npos) << loaded->decision;
-  EXPECT_NE(loaded->decision.find("Drain"), std::string::npos) << loaded->decision;
-  EXPECT_NE(loaded->meaning.find("/proc/driver/nvidia/version"), std::string::npos);
+  EXPECT_EQ(hung->decision.find("modprobe"), std::string::npos) << hung->decision;
+  EXPECT_NE(hung->decision.find("nvidia-bug-report.sh"), std::string::npos) << hung->decision;
+  EXPECT_NE(hung->decision.find("Drain"), std::string::npos) << hung->decision;
+  EXPECT_NE(hung->meaning.find("/proc/driver/nvidia/version"), std::string::npos);
+}
+
+TEST(DriverRulesTest, GpuWhoseCallHungFailsAndOthersAreNotClaimedToAnswer) {
+  Fixture f = Healthy();
+  f.gpus.gpus[1].abandoned = true;
+  f.gpus.gpus[1].failures.push_back(
+      {"nvmlDeviceGetTemperature", "nvmlDeviceGetTemperature did not return within 300 ms", true});
+  auto out = f.Run();
+  const Finding* hung = Find(out, "gpu.unresponsive", Severity::kFail);
+  ASSERT_NE(hung, nullptr);
+  EXPECT_EQ(hung->subject, "gpu1 (0000:86:00.0)");
+  EXPECT_EQ(hung->summary,
+            "nvmlDeviceGetTemperature did not return within 300 ms: this GPU does not answer its "
+            "driver, its checks did not run");
+  EXPECT_EQ(Find(out, "gpu.query_failed", Severity::kUnknown), nullptr);
+  const Finding* lost = Find(out, "gpu.lost", Severity::kOk);
+  ASSERT_NE(lost, nullptr);
+  EXPECT_EQ(lost->summary.find("all 2 GPU(s) answered"), std::string::npos) << lost->summary;
+}
+
+TEST(DriverRulesTest, GpuThatAnswersNothingFailsButOneFailedCallIsUnknown) {
+  Fixture f = Healthy();
+  f.gpus.gpus[0].failures.push_back({"nvmlDeviceGetPowerUsage", "Unknown Error (999)", false});
+  f.gpus.gpus[1].failures = {{"nvmlDeviceGetName", "Unknown Error (999)", false},
+                             {"nvmlDeviceGetTemperature", "Unknown Error (999)", false}};
+  f.gpus.gpus[1].answered_nothing = true;
+  auto out = f.Run();
+  const Finding* silent = Find(out, "gpu.unresponsive", Severity::kFail);
+  ASSERT_NE(silent, nullptr);
+  EXPECT_EQ(silent->subject, "gpu1 (0000:86:00.0)");
+  EXPECT_EQ(silent->summary,
+            "every NVML call on this GPU failed (2 calls: Unknown Error (999)), none answered: it "
+            "does not answer its driver");
+  const Finding* one = Find(out, "gpu.query_failed", Severity::kUnknown);
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ(one->subject, "gpu0 (0000:3b:00.0)");
+}
+
+TEST(DriverRulesTest, ExhaustedBudgetFailsNamingWhatWasNotRead) {
+  Fixture f = Healthy();
+  f.gpus.budget_exhausted = "16 s (--timeout)";
+  f.gpus.gpus[1].abandoned = true;
+  auto out = f.Run();
+  const Finding* budget = Find(out, "gpu.unresponsive", Severity::kFail);
+  ASSERT_NE(budget, nullptr);
+  EXPECT_EQ(budget->subject, "host");
+  EXPECT_EQ(budget->summary,
+            "the time budget of 16 s (--timeout) ran out before NVML answered for gpu1 "
+            "(0000:86:00.0)");
+  const Finding* skipped = Find(out, "gpu.query_failed", Severity::kUnknown);
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_NE(skipped->summary.find("the time budget ran out"), std::string::npos);
+}
+
+// A capture is not a live driver: unparseable fields never make a GPU "unresponsive".
+TEST(DriverRulesTest, CaptureFailuresAreNeverUnresponsive) {
+  Fixture f = Healthy();
+  f.gpus.origin = "nvidia-smi-xml (capture.xml)";
+  f.gpus.from_capture = true;
+  f.gpus.gpus[0].failures = {{"temperature/gpu_temp", "cannot parse 'garbage'", false}};
+  f.gpus.gpus[0].answered_nothing = true;
+  auto out = f.Run();
+  EXPECT_EQ(Find(out, "gpu.unresponsive", Severity::kFail), nullptr);
 }
 
 TEST(DriverRulesTest, GpuMissingFromDriverFails) {

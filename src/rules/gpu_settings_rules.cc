@@ -107,20 +107,52 @@ uint64_t SumOf(std::initializer_list<const Reading<uint64_t>*> rs, bool& any) {
 
 void CheckLinkErrors(const GpuState& gpu, const std::string& subject, const Thresholds& t,
                      std::vector<Finding>& out) {
-  std::vector<std::string> over, unreadable;
+  std::vector<std::string> over, fatal, unreadable;
   std::vector<Evidence> ev;
-  bool any = false;
+  bool any = false, field_values = false;
   uint64_t max_crc = 0, max_rec = 0;  // worst link, for the ok evidence
   for (const NvLinkState& l : gpu.nvlinks) {
+    field_values = field_values || l.from_field_values;
     for (const auto& [r, name] : {std::pair{&l.crc_flit_errors, "crc_flit"},
                                   {&l.crc_data_errors, "crc_data"},
                                   {&l.replay_errors, "replay"},
-                                  {&l.recovery_errors, "recovery"}}) {
+                                  {&l.recovery_errors, "recovery"},
+                                  {&l.recovery_failed_events, "recovery_failed"},
+                                  {&l.malformed_packet_errors, "malformed_packets"},
+                                  {&l.buffer_overrun_errors, "buffer_overruns"},
+                                  {&l.recovery_successful_events, "recovery_successful"},
+                                  {&l.effective_errors, "effective_errors"},
+                                  {&l.local_link_integrity_errors, "local_link_integrity"},
+                                  {&l.rx_errors, "rx_errors"}}) {
       if (r->error()) unreadable.push_back(fmt::format("link {} {}: {}", l.link, name, r->note));
     }
+    // Fatal (NVLink5 counters): the link lost data or did not come back from a recovery. One is
+    // enough: the job using the link saw an error.
+    std::vector<std::string> lost;
+    struct Fatal {
+      const Reading<uint64_t>* r;
+      const char* key;
+      const char* what;
+    };
+    for (const Fatal& c :
+         {Fatal{&l.recovery_failed_events, "recovery_failed", "failed link recoveries"},
+          Fatal{&l.malformed_packet_errors, "malformed_packets", "malformed packets"},
+          Fatal{&l.buffer_overrun_errors, "buffer_overruns", "buffer overruns"}}) {
+      if (c.r->has()) any = true;
+      if (c.r->has() && c.r->value > 0) {
+        lost.push_back(fmt::format("{} {}", c.r->value, c.what));
+        ev.push_back({fmt::format("link{}_{}", l.link, c.key), std::to_string(c.r->value), "== 0"});
+      }
+    }
+    if (!lost.empty()) fatal.push_back(fmt::format("link {}: {}", l.link, Join(lost, ", ")));
+    // Non-fatal: errors the link corrected by retransmitting (CRC, effective errors after FEC,
+    // integrity and receive errors) and recoveries that succeeded.
     bool crc_any = false, rec_any = false;
-    const uint64_t crc = SumOf({&l.crc_flit_errors, &l.crc_data_errors}, crc_any);
-    const uint64_t rec = SumOf({&l.replay_errors, &l.recovery_errors}, rec_any);
+    const uint64_t crc = SumOf({&l.crc_flit_errors, &l.crc_data_errors, &l.effective_errors,
+                                &l.local_link_integrity_errors, &l.rx_errors},
+                               crc_any);
+    const uint64_t rec =
+        SumOf({&l.replay_errors, &l.recovery_errors, &l.recovery_successful_events}, rec_any);
     any = any || crc_any || rec_any;
     max_crc = std::max(max_crc, crc);
     max_rec = std::max(max_rec, rec);
@@ -137,8 +169,27 @@ void CheckLinkErrors(const GpuState& gpu, const std::string& subject, const Thre
     }
     if (!why.empty()) over.push_back(fmt::format("link {}: {}", l.link, Join(why, ", ")));
   }
+  if (field_values) {
+    ev.push_back({"counters",
+                  "NVML field values (NVLink5: the per-link error counter call is "
+                  "not supported)",
+                  ""});
+  }
   if (!unreadable.empty()) ev.push_back({"unreadable", Join(unreadable, "; "), ""});
-  if (!over.empty()) {
+  if (!fatal.empty()) {
+    Finding f = MakeFinding("nvlink.errors", subject, Severity::kFail,
+                            "fatal NVLink errors: " + Join(fatal, "; ") +
+                                (over.empty() ? "" : "; over budget: " + Join(over, "; ")),
+                            ev);
+    f.meaning =
+        "An NVLink link lost data or failed to come back after a recovery: the job using it got "
+        "an error (on NVLink5 these come with Xid 144-150), and the link may stay degraded.";
+    f.decision =
+        "Drain the node; reset the GPU (on NVL72, with its NVSwitch tray as NVIDIA's recovery "
+        "action says) and run `gpuvet check` again; if the counters climb again, have the "
+        "link's cable, tray or GPU inspected.";
+    out.push_back(std::move(f));
+  } else if (!over.empty()) {
     out.push_back(MakeFinding("nvlink.errors", subject, Severity::kWarn,
                               "NVLink errors over budget: " + Join(over, "; "), ev));
   } else if (!unreadable.empty()) {

@@ -121,6 +121,61 @@ TEST(GpuSettingsRules, LinkCountersUnreadableAreUnknownUnsupportedSkipped) {
   EXPECT_EQ(CountFindings(Evaluate(g), "nvlink.errors"), 0);
 }
 
+// NVLink5 (Blackwell): the per-link error counter call is not supported, the counters come from
+// field values. A failed recovery, malformed packets or buffer overruns are fatal (one is enough);
+// errors corrected by retransmission and successful recoveries count toward the usual budgets;
+// raw symbol errors are not judged.
+NvLinkState Link5(int n) {
+  NvLinkState l;
+  l.link = n;
+  l.active = true;
+  l.from_field_values = true;
+  l.crc_flit_errors = l.crc_data_errors = l.replay_errors = l.recovery_errors =
+      Reading<uint64_t>::Unsupported("nvmlDeviceGetNvLinkErrorCounter: not supported");
+  for (auto* r : {&l.recovery_failed_events, &l.malformed_packet_errors, &l.buffer_overrun_errors,
+                  &l.recovery_successful_events, &l.effective_errors,
+                  &l.local_link_integrity_errors, &l.rx_errors}) {
+    *r = Reading<uint64_t>::Of(0);
+  }
+  l.symbol_errors = Reading<uint64_t>::Of(50000);  // pre-FEC: normal, never judged
+  return l;
+}
+
+TEST(GpuSettingsRules, NvLink5FatalCountersFailNonFatalWarn) {
+  GpuState g = HealthyGpu();
+  for (int i = 0; i < 4; ++i) g.nvlinks[i] = Link5(i);
+  Finding ok = OnlyFinding(Evaluate(g), "nvlink.errors");
+  EXPECT_EQ(ok.severity, Severity::kOk);
+  bool said_source = false;
+  for (const Evidence& e : ok.evidence) said_source = said_source || e.name == "counters";
+  EXPECT_TRUE(said_source) << "the evidence says the counters are field values";
+
+  g.nvlinks[1].effective_errors = Reading<uint64_t>::Of(150);
+  g.nvlinks[2].recovery_successful_events = Reading<uint64_t>::Of(2);
+  Finding warn = OnlyFinding(Evaluate(g), "nvlink.errors");
+  EXPECT_EQ(warn.severity, Severity::kWarn);
+  EXPECT_EQ(warn.summary, "NVLink errors over budget: link 1: 150 CRC; link 2: 2 replay+recovery");
+
+  g.nvlinks[3].recovery_failed_events = Reading<uint64_t>::Of(1);
+  g.nvlinks[3].malformed_packet_errors = Reading<uint64_t>::Of(4);
+  Finding fatal = OnlyFinding(Evaluate(g), "nvlink.errors");
+  EXPECT_EQ(fatal.severity, Severity::kFail);
+  EXPECT_EQ(fatal.summary,
+            "fatal NVLink errors: link 3: 1 failed link recoveries, 4 malformed packets; over "
+            "budget: link 1: 150 CRC; link 2: 2 replay+recovery");
+  EXPECT_NE(fatal.decision.find("Drain"), std::string::npos);
+}
+
+TEST(GpuSettingsRules, NvLink5UnreadableCounterIsUnknown) {
+  GpuState g = HealthyGpu();
+  for (int i = 0; i < 4; ++i) g.nvlinks[i] = Link5(i);
+  g.nvlinks[2].buffer_overrun_errors = Reading<uint64_t>::Error(
+      "nvmlDeviceGetFieldValues(NVML_FI_DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS): UNKNOWN");
+  Finding f = OnlyFinding(Evaluate(g), "nvlink.errors");
+  EXPECT_EQ(f.severity, Severity::kUnknown);
+  EXPECT_NE(f.summary.find("link 2 buffer_overruns"), std::string::npos) << f.summary;
+}
+
 TEST(GpuSettingsRules, LostGpuIsSkipped) {
   GpuState g = HealthyGpu();
   g.lost = true;

@@ -70,7 +70,9 @@ std::optional<FindingGpu> GpuOfSubject(const CheckInput& in, std::string_view su
   return std::nullopt;  // an address on neither list: nothing to name it by
 }
 
-bool Evaluable(const GpuState& gpu) { return !gpu.lost && !gpu.abandoned; }
+bool Evaluable(const GpuState& gpu) {
+  return !gpu.lost && !gpu.abandoned && !gpu.answered_nothing;  // gpu.unresponsive reports it
+}
 
 const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_address) {
   if (!host.pci_gpus.has()) return nullptr;

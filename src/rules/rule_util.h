@@ -31,8 +31,8 @@ std::string GpuSubject(const GpuState& gpu);
 // Finding::gpu with it, so every rule's subject string stays as it is.
 std::optional<FindingGpu> GpuOfSubject(const CheckInput& in, std::string_view subject);
 
-// False for GPUs whose per-GPU checks cannot run: lost (gpu.lost reports them) or abandoned
-// after an NVML hang (gpu.query_failed reports them).
+// False for GPUs whose per-GPU checks cannot run: lost (gpu.lost reports them), abandoned after
+// an NVML hang, or answering no call at all (gpu.unresponsive / gpu.query_failed report them).
 bool Evaluable(const GpuState& gpu);
 
 // The sysfs topology of `gpu` (matched by PCI address), or nullptr.

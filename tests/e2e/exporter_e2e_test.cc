@@ -406,6 +406,27 @@ TEST_F(SlurmHealthCheck, ResumesOnlyItsOwnDrainWhenChecksPass) {
   EXPECT_EQ(Run("healthy-8gpu", ""), "[show][node][node1]\n");
 }
 
+// Issue 17: a node gpuvet drained for ECC used to be resumed as soon as its NVML hung, because a
+// hang read as a pass with unknowns (exit 0). A hang now fails and keeps the node drained, and
+// even a pass with unknowns (a policy lowering gpu.unresponsive) never resumes: only a clean pass.
+TEST_F(SlurmHealthCheck, ResumesOnlyOnACleanPass) {
+  const std::string ecc_drain = "gpuvet: ecc.volatile_dbe gpu2 [root@2026-01-01T00:00:00]";
+  std::string calls = Run("nvml-hang", ecc_drain, " --nvml-timeout-ms 300");
+  EXPECT_EQ(calls.find("State=RESUME"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("[State=DRAIN][Reason=gpuvet: gpu.unresponsive"), std::string::npos)
+      << calls;
+
+  fs::path lowered = dir_ / "lowered.toml";
+  std::ofstream(lowered) << "[severity]\n\"gpu.unresponsive\" = \"unknown\"\n";
+  calls = Run("nvml-hang", ecc_drain, " --nvml-timeout-ms 300 --policy " + lowered.string());
+  EXPECT_EQ(calls, "[show][node][node1]\n") << "a pass with unknowns must not resume";
+  EXPECT_NE(err_.find("not resuming node1 until a clean pass"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("gpu.unresponsive gpu2"), std::string::npos) << err_;
+
+  EXPECT_EQ(Run("healthy-8gpu", ecc_drain),
+            "[show][node][node1]\n[update][NodeName=node1][State=RESUME]\n");
+}
+
 TEST_F(SlurmHealthCheck, NeverDrainsWhenGpuvetCannotRun) {
   EXPECT_EQ(Run("xid79-off-bus", "", " --no-such-flag"), "");
   EXPECT_NE(err_.find("could not run (exit 2)"), std::string::npos) << err_;

@@ -21,6 +21,7 @@
 
 #include "sources/nvml/nvml_api.h"
 #include "sources/nvml/nvml_loader.h"
+#include "sources/nvml/scenario_fields.h"
 #include "sources/nvml/scenario_json.h"
 #include "util/file.h"
 
@@ -523,6 +524,65 @@ int Body_nvmlDeviceGetNvLinkErrorCounter(const Ctx& c, nvmlDevice_t, unsigned li
     default:
       return NVML_ERROR_INVALID_ARGUMENT;
   }
+}
+
+// One past the highest field id the fake knows of (nvml.h NVML_FI_MAX is 300-odd in r580): a
+// larger id answers INVALID_ARGUMENT for that field, as NVML does for ids it does not know; a
+// known id the scenario does not model answers NOT_SUPPORTED.
+constexpr unsigned kFakeFieldIdMax = 300;
+
+// Fills one requested field the way NVML does: its own return code, and on success the value
+// with its type. Per-link ids read the link in scopeId from the scenario's nvlinks.
+void AnswerField(const GpuState& g, nvmlFieldValue_t& f) {
+  f.timestamp = 0;
+  f.latencyUsec = 0;
+  f.value.ullVal = 0;
+  if (f.fieldId >= kFakeFieldIdMax) {
+    f.nvmlReturn = NVML_ERROR_INVALID_ARGUMENT;
+    return;
+  }
+  if (f.fieldId == NVML_FI_DEV_NVLINK_LINK_COUNT) {
+    if (g.nvlinks.empty()) {
+      f.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+      return;
+    }
+    int highest = 0;
+    for (const auto& l : g.nvlinks) highest = std::max(highest, l.link);
+    f.valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    f.value.uiVal = static_cast<unsigned>(highest + 1);
+    f.nvmlReturn = NVML_SUCCESS;
+    return;
+  }
+  for (const auto& id : gpuvet::scenario_internal::kNvLinkFieldIds) {
+    if (id.field_id != f.fieldId) continue;
+    const gpuvet::NvLinkState* l = g.nvlinks.empty() ? nullptr : FindLink(g, f.scopeId);
+    if (g.nvlinks.empty()) {
+      f.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    } else if (l == nullptr) {
+      f.nvmlReturn = NVML_ERROR_INVALID_ARGUMENT;  // no such link
+    } else {
+      f.valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+      f.nvmlReturn = Answer(l->*id.member, &f.value.ullVal);
+    }
+    return;
+  }
+  f.nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+}
+
+// The whole call succeeds once it has a device and a buffer; each field carries its own answer.
+int Body_nvmlDeviceGetFieldValues(const Ctx& c, nvmlDevice_t, int values_count,
+                                  nvmlFieldValue_t* values) {
+  if (values == nullptr || values_count <= 0) return NVML_ERROR_INVALID_ARGUMENT;
+  for (int i = 0; i < values_count; ++i) AnswerField(G(c), values[i]);
+  return NVML_SUCCESS;
+}
+
+// A versioned struct: another version answers ARGUMENT_VERSION_MISMATCH, as NVML does.
+int Body_nvmlDeviceGetMarginTemperature(const Ctx& c, nvmlDevice_t,
+                                        nvmlMarginTemperature_t* margin) {
+  if (margin == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (margin->version != nvmlMarginTemperature_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  return Answer(G(c).temperature_margin_c, &margin->marginTemperature);
 }
 
 // A scenario process with pid 0 stands for the calling process's first child: the workload that

@@ -39,8 +39,22 @@ BoundedExecutor::~BoundedExecutor() {
   // (or never, and the process ends without waiting for it).
 }
 
+void BoundedExecutor::SetDeadline(std::chrono::steady_clock::time_point deadline,
+                                  std::string budget_text) {
+  deadline_ = deadline;
+  budget_text_ = std::move(budget_text);
+}
+
 Result<int> BoundedExecutor::Call(std::string_view name, std::function<int()> fn) {
+  const auto now = std::chrono::steady_clock::now();
+  if (out_of_time_ || (deadline_ && now >= *deadline_)) {
+    out_of_time_ = true;
+    return Timeout(fmt::format("skipped: the time budget of {} ran out", budget_text_));
+  }
   if (wedged()) return Timeout(fmt::format("skipped: {} hung earlier", hung_call_));
+  auto deadline = now + timeout_;
+  const bool budget_cuts = deadline_ && *deadline_ <= deadline;  // the budget ends first
+  if (budget_cuts) deadline = *deadline_;
   if (!worker_started_) {
     // Detached at once so neither this object nor process exit ever waits for it.
     std::thread([shared = shared_] { WorkerLoop(shared); }).detach();
@@ -51,11 +65,15 @@ Result<int> BoundedExecutor::Call(std::string_view name, std::function<int()> fn
   std::unique_lock<std::mutex> lock(shared_->mu);
   shared_->queue.push_back(slot);
   shared_->cv.notify_all();
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
   if (!shared_->cv.wait_until(lock, deadline, [&] { return slot->done; })) {
     slot->abandoned = true;
     hung_call_ = std::string(name);
     hung_slot_ = slot;
+    if (budget_cuts) {
+      out_of_time_ = true;
+      return Timeout(fmt::format("{} had not returned when the time budget of {} ran out", name,
+                                 budget_text_));
+    }
     return Timeout(fmt::format("{} did not return within {} ms", name, timeout_.count()));
   }
   return slot->code;

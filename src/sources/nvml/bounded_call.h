@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,6 +53,16 @@ class BoundedExecutor {
     return BoundedAnswer<T>{*code, std::move(*out)};
   }
 
+  // An overall deadline on top of the per-call timeout (`gpuvet check --timeout`): a call still
+  // running when it passes counts as hung (the executor wedges), and once it has passed every call
+  // is skipped with "skipped: the time budget of <budget_text> ran out". `budget_text` says how
+  // the budget was set ("16 s (--timeout)"). Without one, only the per-call timeout applies.
+  void SetDeadline(std::chrono::steady_clock::time_point deadline, std::string budget_text);
+  // True once the overall deadline has passed (a call was cut short or skipped because of it).
+  bool out_of_time() const { return out_of_time_; }
+  // How the budget was set, as given to SetDeadline ("" when none was).
+  const std::string& budget_text() const { return budget_text_; }
+
   // True after a call timed out; every later call is skipped.
   bool wedged() const { return !hung_call_.empty(); }
   // For long-lived users (the recording sampler): when the call that hung has returned since,
@@ -68,6 +79,9 @@ class BoundedExecutor {
   static void WorkerLoop(std::shared_ptr<Shared> shared);
 
   std::chrono::milliseconds timeout_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  std::string budget_text_;
+  bool out_of_time_ = false;
   std::shared_ptr<Shared> shared_;
   bool worker_started_ = false;
   std::string hung_call_;

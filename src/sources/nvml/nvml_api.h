@@ -36,6 +36,7 @@ enum : int {
   NVML_ERROR_IN_USE = 19,
   NVML_ERROR_MEMORY = 20,
   NVML_ERROR_NO_DATA = 21,
+  NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,  // a versioned struct of another version
   NVML_ERROR_UNKNOWN = 999,
 };
 
@@ -65,6 +66,8 @@ enum : int {
   NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
   NVML_NVLINK_ERROR_DL_CRC_DATA = 3,
 };
+// The most links nvmlDeviceGetNvLinkState may be asked about (nvml.h r535+: 18). Newer GPUs
+// report their own count through NVML_FI_DEV_NVLINK_LINK_COUNT, which may exceed it.
 inline constexpr unsigned NVML_NVLINK_MAX_LINKS = 18;
 inline constexpr unsigned NVML_DEVICE_NAME_V2_BUFFER_SIZE = 96;
 inline constexpr unsigned NVML_DEVICE_UUID_V2_BUFFER_SIZE = 96;
@@ -159,6 +162,74 @@ typedef struct {
   unsigned int version;  // NVML_GPM_SUPPORT_VERSION
   unsigned int isSupportedDevice;
 } nvmlGpmSupport_t;
+
+// ---- Field values (nvmlDeviceGetFieldValues, r384+): one call, many counters ----
+
+// nvmlValueType_t: which member of nvmlValue_t an answer uses.
+enum : int {
+  NVML_VALUE_TYPE_DOUBLE = 0,
+  NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+  NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+  NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+  NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+  NVML_VALUE_TYPE_SIGNED_INT = 5,
+  NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,  // r570+
+};
+
+typedef union {
+  double dVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+  int siVal;
+  unsigned short usVal;
+} nvmlValue_t;
+
+// One requested field: the caller sets fieldId and scopeId (the NVLink link for per-link
+// fields); NVML fills the rest, with this field's own return code in nvmlReturn (the value is
+// undefined unless it is NVML_SUCCESS).
+typedef struct {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;    // CPU time of the value, microseconds since 1970
+  long long latencyUsec;  // how long NVML took to update it
+  int valueType;          // nvmlValueType_t
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+} nvmlFieldValue_t;
+static_assert(sizeof(nvmlFieldValue_t) == 40, "nvml.h nvmlFieldValue_t is 40 bytes");
+
+// Field ids (nvml.h NVML_FI_*) gpuvet asks for. Per-link ids take the link in scopeId.
+enum : unsigned {
+  NVML_FI_DEV_NVLINK_LINK_COUNT = 91,          // links the device has
+  NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY = 161,    // per link: data-link replays
+  NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY = 162,  // per link: data-link recoveries
+  NVML_FI_DEV_NVLINK_ERROR_DL_CRC = 163,       // per link: CRC errors
+  // NVLink5 (Blackwell) counters, per link; nvmlDeviceGetNvLinkErrorCounter is not supported
+  // there (NVML API reference, NvLink methods).
+  NVML_FI_DEV_NVLINK_COUNT_XMIT_BYTES = 202,
+  NVML_FI_DEV_NVLINK_COUNT_RCV_BYTES = 204,
+  NVML_FI_DEV_NVLINK_COUNT_MALFORMED_PACKET_ERRORS = 206,
+  NVML_FI_DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS = 207,
+  NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS = 208,
+  NVML_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS = 211,
+  NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS = 213,
+  NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS = 214,
+  NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS = 219,
+  NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS = 221,
+};
+
+// ---- Margin temperature (nvmlDeviceGetMarginTemperature, r555+) ----
+
+// Degrees C the GPU is below its slowdown T.Limit (negative: above it).
+typedef struct {
+  unsigned int version;  // nvmlMarginTemperature_v1
+  int marginTemperature;
+} nvmlMarginTemperature_t;
+// NVML_STRUCT_VERSION(MarginTemperature, 1): the struct size with the version in the top byte.
+inline constexpr unsigned nvmlMarginTemperature_v1 =
+    static_cast<unsigned>(sizeof(nvmlMarginTemperature_t)) | (1u << 24);
 
 }  // extern "C"
 
@@ -257,6 +328,11 @@ typedef struct {
   NVML_FN(nvmlDeviceGetNvLinkErrorCounter,                                                         \
           (nvmlDevice_t device, unsigned int link, int counter, unsigned long long* value),        \
           (device, link, counter, value), false)                                                   \
+  NVML_FN(nvmlDeviceGetFieldValues,                                                                \
+          (nvmlDevice_t device, int values_count, nvmlFieldValue_t* values),                       \
+          (device, values_count, values), false)                                                   \
+  NVML_FN(nvmlDeviceGetMarginTemperature, (nvmlDevice_t device, nvmlMarginTemperature_t * margin), \
+          (device, margin), false)                                                                 \
   NVML_FN(nvmlDeviceGetComputeRunningProcesses_v3,                                                 \
           (nvmlDevice_t device, unsigned int* count, nvmlProcessInfo_t* infos),                    \
           (device, count, infos), false)                                                           \

@@ -51,6 +51,9 @@ class NvmlCaller {
         call, [lib, fn](T& out) { return fn(*lib, out); }, std::move(initial));
     if (!r.ok()) return {TimedOut(call, r.status().message()), T{}};
     Outcome o{true, r->code, {}};
+    if (gpu_ != nullptr && (o.code == NVML_SUCCESS || o.code == NVML_ERROR_INSUFFICIENT_SIZE)) {
+      ++gpu_->answered_calls;
+    }
     for (int e : expected) {
       if (o.code == e) return {o, std::move(r.value().out)};
     }

@@ -3,14 +3,20 @@
 // NvmlCaller (nvml_caller.h), so the code below is only "which call, which unit".
 #include "sources/nvml/nvml_device_reader.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "sources/nvml/nvml_caller.h"
 #include "sources/nvml/nvml_source.h"
+#include "sources/nvml/scenario_fields.h"
 
 namespace gpuvet::nvml_internal {
 
@@ -153,6 +159,18 @@ class DeviceReader {
                                           NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
     gpu_.shutdown_temperature_c = UintArg(GPUVET_NVML(nvmlDeviceGetTemperatureThreshold),
                                           NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
+    // r555+; older drivers lack the symbol (FUNCTION_NOT_FOUND) and pre-Ada GPUs answer
+    // NOT_SUPPORTED: both leave the margin absent, which is a skip, not a failure.
+    nvmlDevice_t dev = dev_;
+    nvmlMarginTemperature_t request{};
+    request.version = nvmlMarginTemperature_v1;
+    auto [mo, margin] = nvml_.Query<nvmlMarginTemperature_t>(
+        scenario_internal::kMarginTemperatureCall,
+        [dev](const NvmlLibrary& l, nvmlMarginTemperature_t& m) {
+          return l.nvmlDeviceGetMarginTemperature(dev, &m);
+        },
+        {}, request);
+    gpu_.temperature_margin_c = ToReading(mo, margin.marginTemperature);
     gpu_.power_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerUsage));
     gpu_.power_limit_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetEnforcedPowerLimit));
     gpu_.default_power_limit_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerManagementDefaultLimit));
@@ -277,8 +295,101 @@ class DeviceReader {
     return ToReading(o, static_cast<uint64_t>(n));
   }
 
+  // One nvmlDeviceGetFieldValues call for `ids` with `scope` (the link for per-link fields).
+  // Returns the whole call's outcome and each field's answer as NVML wrote it.
+  std::pair<Outcome, std::vector<nvmlFieldValue_t>> FieldValues(const std::vector<unsigned>& ids,
+                                                                unsigned scope) {
+    std::vector<nvmlFieldValue_t> request(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      request[i] = nvmlFieldValue_t{};
+      request[i].fieldId = ids[i];
+      request[i].scopeId = scope;
+    }
+    nvmlDevice_t dev = dev_;
+    auto answer = nvml_.Query<std::vector<nvmlFieldValue_t>>(
+        scenario_internal::kFieldValuesCall,
+        [dev](const NvmlLibrary& l, std::vector<nvmlFieldValue_t>& v) {
+          return l.nvmlDeviceGetFieldValues(dev, static_cast<int>(v.size()), v.data());
+        },
+        {}, std::move(request));
+    // The call succeeds as a whole even when no field does: only a field's value is an answer.
+    if (answer.first.ok() &&
+        std::none_of(answer.second.begin(), answer.second.end(),
+                     [](const nvmlFieldValue_t& f) { return f.nvmlReturn == NVML_SUCCESS; })) {
+      --gpu_.answered_calls;
+    }
+    return answer;
+  }
+
+  // One field's answer as a count: its own return code decides (not supported stays a skip, an
+  // error is recorded once under nvmlDeviceGetFieldValues), then its value by its type.
+  Reading<uint64_t> FieldCount(const Outcome& call, const nvmlFieldValue_t& f, const char* name) {
+    if (!call.ok()) return ToReading(call, uint64_t{0});
+    const std::string what = fmt::format("{}({})", scenario_internal::kFieldValuesCall, name);
+    if (f.nvmlReturn == NVML_ERROR_NOT_SUPPORTED || f.nvmlReturn == NVML_ERROR_INVALID_ARGUMENT) {
+      // INVALID_ARGUMENT per field: this driver does not know the field id (or link).
+      return Reading<uint64_t>::Unsupported(what + ": not supported");
+    }
+    if (f.nvmlReturn != NVML_SUCCESS) {
+      if (f.nvmlReturn == NVML_ERROR_GPU_IS_LOST) {
+        gpu_.lost = true;
+        gpu_.lost_call = scenario_internal::kFieldValuesCall;
+      } else {
+        RecordFailure(scenario_internal::kFieldValuesCall,
+                      fmt::format("{}: {}", name, DescribeNvmlError(f.nvmlReturn)));
+      }
+      return Reading<uint64_t>::Error(fmt::format("{}: {}", what, NvmlErrorName(f.nvmlReturn)));
+    }
+    std::optional<uint64_t> v = FieldValueAsCount(f);
+    if (!v) {
+      RecordFailure(scenario_internal::kFieldValuesCall,
+                    fmt::format("{}: value type {} is not a count", name, f.valueType));
+      return Reading<uint64_t>::Error(what + ": unexpected value type");
+    }
+    return Reading<uint64_t>::Of(*v);
+  }
+
+  // A failure that is not one call's return code (a field of nvmlDeviceGetFieldValues), once per
+  // call name like NvmlCaller's own.
+  void RecordFailure(const char* call, std::string message) {
+    for (const CallFailure& f : gpu_.failures) {
+      if (f.call == call) return;
+    }
+    gpu_.failures.push_back(CallFailure{call, std::move(message), false});
+  }
+
+  // The counters of one link through field values (NVLink5 and newer, where the per-link error
+  // counter call is not supported). `old_call` is that call's outcome, kept for crc_data_errors,
+  // which has no field.
+  void ReadLinkFields(unsigned link, const Outcome& old_call, NvLinkState& state) {
+    std::vector<unsigned> ids;
+    for (const auto& f : scenario_internal::kNvLinkFieldIds) ids.push_back(f.field_id);
+    auto [o, values] = FieldValues(ids, link);
+    state.from_field_values = o.ok();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const auto& f = scenario_internal::kNvLinkFieldIds[i];
+      state.*f.member = i < values.size() && values[i].fieldId == f.field_id
+                            ? FieldCount(o, values[i], f.name)
+                            : ToReading(o, uint64_t{0});
+    }
+    state.crc_data_errors = ToReading(old_call, uint64_t{0});
+  }
+
+  // How many links to walk: NVML_FI_DEV_NVLINK_LINK_COUNT where the driver answers it (it may
+  // exceed NVML_NVLINK_MAX_LINKS on newer GPUs), else NVML_NVLINK_MAX_LINKS; 0 for no NVLink.
+  unsigned NvLinkCount() {
+    auto [o, values] = FieldValues({NVML_FI_DEV_NVLINK_LINK_COUNT}, 0);
+    if (!o.ok() || values.size() != 1 || values[0].nvmlReturn != NVML_SUCCESS) {
+      return NVML_NVLINK_MAX_LINKS;
+    }
+    std::optional<uint64_t> n = FieldValueAsCount(values[0]);
+    if (!n) return NVML_NVLINK_MAX_LINKS;
+    return static_cast<unsigned>(std::min<uint64_t>(*n, scenario_internal::kMaxNvLinks));
+  }
+
   void ReadNvLinks() {
-    for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS && !gpu_.lost; ++link) {
+    const unsigned links = NvLinkCount();
+    for (unsigned link = 0; link < links && !gpu_.lost && !gpu_.abandoned; ++link) {
       auto [o, active] = GetArg(
           GPUVET_NVML(nvmlDeviceGetNvLinkState), link,
           {NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_FUNCTION_NOT_FOUND, NVML_ERROR_INVALID_ARGUMENT});
@@ -292,10 +403,25 @@ class DeviceReader {
       state.link = static_cast<int>(link);
       state.active = active != 0;
       if (state.active) {
-        state.replay_errors = NvLinkCounter(link, NVML_NVLINK_ERROR_DL_REPLAY);
-        state.recovery_errors = NvLinkCounter(link, NVML_NVLINK_ERROR_DL_RECOVERY);
-        state.crc_flit_errors = NvLinkCounter(link, NVML_NVLINK_ERROR_DL_CRC_FLIT);
-        state.crc_data_errors = NvLinkCounter(link, NVML_NVLINK_ERROR_DL_CRC_DATA);
+        nvmlDevice_t dev = dev_;
+        auto [ro, replays] = nvml_.Query<unsigned long long>(
+            "nvmlDeviceGetNvLinkErrorCounter",
+            [dev, link](const NvmlLibrary& l, unsigned long long& v) {
+              return l.nvmlDeviceGetNvLinkErrorCounter(dev, link, NVML_NVLINK_ERROR_DL_REPLAY, &v);
+            },
+            {NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_FUNCTION_NOT_FOUND});
+        if (ro.code == NVML_ERROR_NOT_SUPPORTED || ro.code == NVML_ERROR_FUNCTION_NOT_FOUND) {
+          ro.note = ro.code == NVML_ERROR_NOT_SUPPORTED
+                        ? "nvmlDeviceGetNvLinkErrorCounter: not supported"
+                        : "nvmlDeviceGetNvLinkErrorCounter: not supported (absent from this "
+                          "driver's NVML)";
+          ReadLinkFields(link, ro, state);  // Blackwell and newer: counters are field values
+        } else {
+          state.replay_errors = ToReading(ro, static_cast<uint64_t>(replays));
+          state.recovery_errors = NvLinkCounter(link, NVML_NVLINK_ERROR_DL_RECOVERY);
+          state.crc_flit_errors = NvLinkCounter(link, NVML_NVLINK_ERROR_DL_CRC_FLIT);
+          state.crc_data_errors = NvLinkCounter(link, NVML_NVLINK_ERROR_DL_CRC_DATA);
+        }
       }
       gpu_.nvlinks.push_back(std::move(state));
     }
@@ -347,9 +473,37 @@ class DeviceReader {
 
 }  // namespace
 
+std::optional<uint64_t> FieldValueAsCount(const nvmlFieldValue_t& f) {
+  switch (f.valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_INT:
+      return f.value.uiVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG:
+      return static_cast<uint64_t>(f.value.ulVal);
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+      return static_cast<uint64_t>(f.value.ullVal);
+    case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+      return f.value.usVal;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+      if (f.value.sllVal < 0) return std::nullopt;
+      return static_cast<uint64_t>(f.value.sllVal);
+    case NVML_VALUE_TYPE_SIGNED_INT:
+      if (f.value.siVal < 0) return std::nullopt;
+      return static_cast<uint64_t>(f.value.siVal);
+    case NVML_VALUE_TYPE_DOUBLE:
+      // Below 2^63 so the conversion is defined; NaN fails every comparison.
+      if (!(f.value.dVal >= 0 && f.value.dVal < 9.2e18)) return std::nullopt;
+      return static_cast<uint64_t>(std::llround(f.value.dVal));
+    default:
+      return std::nullopt;
+  }
+}
+
 void ReadNvmlDevice(const NvmlLibrary& lib, BoundedExecutor& exec, nvmlDevice_t dev,
                     GpuState& gpu) {
+  gpu.answered_calls = 0;  // the handle is NVML's own bookkeeping, not an answer from the GPU
   DeviceReader(lib, exec, dev, gpu).ReadAll();
+  gpu.answered_nothing =
+      gpu.answered_calls <= 0 && !gpu.failures.empty() && !gpu.lost && !gpu.abandoned;
 }
 
 }  // namespace gpuvet::nvml_internal

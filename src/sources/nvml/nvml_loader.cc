@@ -47,6 +47,7 @@ constexpr ErrorInfo kErrors[] = {
     {NVML_ERROR_IN_USE, "IN_USE", "In use by another client"},
     {NVML_ERROR_MEMORY, "MEMORY", "Insufficient Memory"},
     {NVML_ERROR_NO_DATA, "NO_DATA", "No data"},
+    {NVML_ERROR_ARGUMENT_VERSION_MISMATCH, "ARGUMENT_VERSION_MISMATCH", "Struct version mismatch"},
     {NVML_ERROR_UNKNOWN, "UNKNOWN", "Unknown Error"},
 };
 

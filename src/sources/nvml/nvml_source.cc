@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -56,6 +58,15 @@ std::string NormalizePciBusId(std::string_view nvml_bus_id) {
   return ToLower(id);
 }
 
+namespace {
+
+// "16 s (--timeout)": how an overall budget was set, for the notes of the calls it cut short.
+std::string BudgetText(std::chrono::milliseconds budget, std::string_view how) {
+  return fmt::format("{} s ({})", budget.count() / 1000.0, how);
+}
+
+}  // namespace
+
 GpuInventory ReadNvml(const NvmlOptions& options) {
   GpuInventory inv;
   Result<std::unique_ptr<NvmlLibrary>> loaded = NvmlLibrary::Load(options.library_path);
@@ -69,6 +80,10 @@ GpuInventory ReadNvml(const NvmlOptions& options) {
   std::unique_ptr<NvmlLibrary> lib = std::move(loaded).value();
   inv.origin = fmt::format("nvml ({})", lib->path());
   BoundedExecutor exec(options.call_timeout);
+  const auto start = std::chrono::steady_clock::now();
+  if (options.budget.count() > 0) {
+    exec.SetDeadline(start + options.budget, BudgetText(options.budget, "--timeout"));
+  }
   NvmlCaller system(*lib, exec, &inv.failures, nullptr);
 
   struct Empty {};
@@ -77,6 +92,7 @@ GpuInventory ReadNvml(const NvmlOptions& options) {
       {NVML_ERROR_DRIVER_NOT_LOADED});
   (void)unused;
   if (!init.ok()) {
+    if (exec.out_of_time()) inv.budget_exhausted = exec.budget_text();
     if (init.stalled()) {
       inv.state = GpuSourceState::kHung;
       inv.detail = init.note;
@@ -112,6 +128,7 @@ GpuInventory ReadNvml(const NvmlOptions& options) {
       [](const NvmlLibrary& l, unsigned& n) { return l.nvmlDeviceGetCount_v2(&n); });
   inv.device_count = ToReading(co, static_cast<int>(count));
   if (!co.ok()) {
+    if (exec.out_of_time()) inv.budget_exhausted = exec.budget_text();
     inv.state = co.stalled() ? GpuSourceState::kHung : GpuSourceState::kInitFailed;
     inv.detail = co.note;
     if (co.code == kSkipped) {
@@ -132,6 +149,12 @@ GpuInventory ReadNvml(const NvmlOptions& options) {
           false});
       count = kMaxDevices;
     }
+  }
+  if (co.ok() && options.budget.count() == 0 && options.budget_per_gpu.count() > 0) {
+    const auto budget = std::max(options.budget_floor, options.budget_per_gpu * count);
+    exec.SetDeadline(start + budget,
+                     BudgetText(budget, fmt::format("{} s per GPU, the default of --timeout",
+                                                    options.budget_per_gpu.count() / 1000.0)));
   }
   for (unsigned i = 0; co.ok() && i < count; ++i) {
     GpuState gpu;
@@ -154,6 +177,7 @@ GpuInventory ReadNvml(const NvmlOptions& options) {
     inv.gpus.push_back(std::move(gpu));
   }
 
+  if (exec.out_of_time()) inv.budget_exhausted = exec.budget_text();
   if (exec.wedged()) {
     lib.release();  // the hung call still runs inside the library: never unmap or free it
     return inv;

@@ -16,6 +16,14 @@ struct NvmlOptions {
   // Deadline for each NVML call (gpuvet's default: 2000 ms; a healthy call takes microseconds to
   // tens of milliseconds, a wedged GPU holds NVML's lock forever).
   std::chrono::milliseconds call_timeout{2000};
+  // Overall budget for the whole read (`gpuvet check --timeout`), counted from the call of
+  // ReadNvml; zero: none. A call still running when it ends counts as hung, later calls are
+  // skipped, and GpuInventory::budget_exhausted says so.
+  std::chrono::milliseconds budget{0};
+  // When `budget` is zero: a budget of this much per enumerated GPU, at least `budget_floor`,
+  // set once the GPUs are counted (`gpuvet check`'s default); zero: no overall budget.
+  std::chrono::milliseconds budget_per_gpu{0};
+  std::chrono::milliseconds budget_floor{10000};
 };
 
 // Reads the driver, NVML and every GPU. Never fails as a whole: the state and detail say why data

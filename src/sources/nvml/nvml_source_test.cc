@@ -7,11 +7,15 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <random>
 #include <string>
 #include <thread>
 
 #include "sources/nvml/bounded_call.h"
+#include "sources/nvml/nvml_device_reader.h"
 #include "sources/nvml/nvml_loader.h"
 #include "sources/nvml/scenario_json.h"
 #include "testing/temp_tree.h"
@@ -444,6 +448,177 @@ TEST(NvmlSource, NormalizesPciBusIds) {
   EXPECT_EQ(NormalizePciBusId("3B:00.0"), "0000:3b:00.0");
   EXPECT_EQ(NormalizePciBusId(" GARBAGE "), "garbage");
   EXPECT_EQ(NormalizePciBusId("0000:3B:00.9"), "0000:3b:00.9");  // fn > 7: left as text
+}
+
+// ---- issue 17: overall budget, unanswering GPUs, NVLink5 field values, margin temperature ----
+
+TEST(NvmlBoundedCall, DeadlineCutsTheCallInFlightAndSkipsTheRest) {
+  BoundedExecutor exec(milliseconds(2000));
+  exec.SetDeadline(Clock::now() + milliseconds(150), "0.15 s (test)");
+  Result<int> slow = exec.Call("nvmlSlow", [] {
+    std::this_thread::sleep_for(milliseconds(600));
+    return 0;
+  });
+  ASSERT_FALSE(slow.ok());
+  EXPECT_EQ(slow.status().message(),
+            "nvmlSlow had not returned when the time budget of 0.15 s (test) ran out");
+  EXPECT_TRUE(exec.out_of_time());
+  Result<int> next = exec.Call("nvmlNext", [] { return 0; });
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.status().message(), "skipped: the time budget of 0.15 s (test) ran out");
+}
+
+TEST(NvmlBoundedCall, NoDeadlineMeansOnlyTheCallTimeout) {
+  BoundedExecutor exec(milliseconds(500));
+  Result<int> r = exec.Call("nvmlQuick", [] { return 3; });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 3);
+  EXPECT_FALSE(exec.out_of_time());
+}
+
+TEST(NvmlSource, BudgetEndsTheReadAndSaysSo) {
+  std::string gpu0 = HealthyGpu(0);
+  gpu0.insert(1, R"("delays_ms": {"nvmlDeviceGetTemperature": 400,
+                                  "nvmlDeviceGetTemperatureThreshold": 400},)");
+  UseScenario(Scenario2(gpu0, HealthyGpu(1)));
+  NvmlOptions options;
+  options.library_path = GPUVET_FAKE_NVML_LIB;
+  options.call_timeout = milliseconds(2000);
+  options.budget = milliseconds(600);
+  const auto start = Clock::now();
+  GpuInventory inv = ReadNvml(options);
+  EXPECT_LT(Clock::now() - start, milliseconds(1500));
+  EXPECT_EQ(inv.budget_exhausted, "0.6 s (--timeout)");
+  ASSERT_EQ(inv.gpus.size(), 2u);
+  EXPECT_EQ(*inv.gpus[0].temperature_c, 61);  // answered inside the budget
+  ASSERT_FALSE(inv.gpus[0].failures.empty());
+  EXPECT_EQ(inv.gpus[0].failures[0].message,
+            "nvmlDeviceGetTemperatureThreshold had not returned when the time budget of 0.6 s "
+            "(--timeout) ran out");
+  EXPECT_TRUE(inv.gpus[0].abandoned);
+  EXPECT_TRUE(inv.gpus[1].abandoned);
+  EXPECT_EQ(inv.gpus[1].temperature_c.note,
+            "nvmlDeviceGetTemperature: skipped: the time budget of 0.6 s (--timeout) ran out");
+}
+
+TEST(NvmlSource, DefaultBudgetIsPerGpuWithAFloor) {
+  UseScenario(Scenario2(HealthyGpu(0), HealthyGpu(1)));
+  NvmlOptions options;
+  options.library_path = GPUVET_FAKE_NVML_LIB;
+  options.budget_per_gpu = milliseconds(5000);
+  GpuInventory inv = ReadNvml(options);  // healthy: well inside max(10 s, 2 × 5 s)
+  EXPECT_TRUE(inv.budget_exhausted.empty());
+  EXPECT_FALSE(inv.gpus[0].abandoned);
+  EXPECT_GT(inv.gpus[0].answered_calls, 20);
+}
+
+TEST(NvmlSource, GpuAnsweringOnlyUnknownHasNoAnsweredCalls) {
+  std::string bad = R"({"errors": {"nvmlDeviceGetName": "UNKNOWN", "nvmlDeviceGetTemperature":
+      "UNKNOWN", "nvmlDeviceGetPowerUsage": "UNKNOWN"}})";
+  UseScenario(Scenario2(HealthyGpu(0), bad));
+  GpuInventory inv = ReadFake();
+  ASSERT_EQ(inv.gpus.size(), 2u);
+  EXPECT_GT(inv.gpus[0].answered_calls, 20);
+  // Every other field of the second GPU is omitted (NOT_SUPPORTED): nothing answered.
+  EXPECT_EQ(inv.gpus[1].answered_calls, 0);
+  EXPECT_EQ(inv.gpus[1].failures.size(), 3u);
+}
+
+// A Blackwell-like GPU: the per-link error counter call is NOT_SUPPORTED (its keys omitted), the
+// counters answer through nvmlDeviceGetFieldValues, and the GPU reports 20 links (more than
+// NVML_NVLINK_MAX_LINKS), all of which are read.
+TEST(NvmlSource, NvLink5CountersComeFromFieldValuesBeyondEighteenLinks) {
+  std::string links;
+  for (int l = 0; l < 20; ++l) {
+    links += std::string(l ? "," : "") + R"({"link": )" + std::to_string(l) +
+             R"(, "active": true, "recovery_failed_events": )" + (l == 19 ? "2" : "0") +
+             R"(, "symbol_errors": 1234, "effective_errors": 7, "tx_bytes": 5000000000,
+                "rx_bytes": "UNKNOWN"})";
+  }
+  std::string gpu0 = HealthyGpu(0);
+  const size_t at = gpu0.find(R"("nvlinks")");
+  const size_t end = gpu0.find(R"("compute_processes")");
+  gpu0.replace(at, end - at, R"("nvlinks": [)" + links + "], ");
+  UseScenario(Scenario2(gpu0, HealthyGpu(1)));
+  GpuInventory inv = ReadFake();
+  const GpuState& g = inv.gpus[0];
+  ASSERT_EQ(g.nvlinks.size(), 20u);
+  const NvLinkState& last = g.nvlinks[19];
+  EXPECT_EQ(last.link, 19);
+  EXPECT_TRUE(last.from_field_values);
+  EXPECT_EQ(*last.recovery_failed_events, 2u);
+  EXPECT_EQ(*last.symbol_errors, 1234u);
+  EXPECT_EQ(*last.effective_errors, 7u);
+  EXPECT_EQ(*last.tx_bytes, 5000000000u);
+  ASSERT_TRUE(last.rx_bytes.error());  // a per-field error, not the whole call
+  EXPECT_EQ(last.rx_bytes.note,
+            "nvmlDeviceGetFieldValues(NVML_FI_DEV_NVLINK_COUNT_RCV_BYTES): UNKNOWN");
+  EXPECT_TRUE(last.replay_errors.unsupported()) << last.replay_errors.note;  // not modelled
+  EXPECT_TRUE(last.crc_data_errors.unsupported());
+  EXPECT_EQ(last.crc_data_errors.note, "nvmlDeviceGetNvLinkErrorCounter: not supported");
+  ASSERT_EQ(g.failures.size(), 1u);
+  EXPECT_EQ(g.failures[0].call, "nvmlDeviceGetFieldValues");
+  // The older GPU keeps the per-link call.
+  EXPECT_FALSE(inv.gpus[1].nvlinks[0].from_field_values);
+  EXPECT_EQ(*inv.gpus[1].nvlinks[0].replay_errors, 3u);
+}
+
+TEST(NvmlSource, FieldValuesMissingFromTheDriverFallBackToEighteenLinks) {
+  std::string gpu0 = HealthyGpu(0);
+  gpu0.insert(1, R"("errors": {"nvmlDeviceGetFieldValues": "FUNCTION_NOT_FOUND"},)");
+  UseScenario(Scenario2(gpu0, HealthyGpu(1)));
+  GpuInventory inv = ReadFake();
+  ASSERT_EQ(inv.gpus[0].nvlinks.size(), 2u);  // walked until INVALID_ARGUMENT
+  EXPECT_EQ(*inv.gpus[0].nvlinks[0].replay_errors, 3u);
+  EXPECT_TRUE(inv.gpus[0].failures.empty());
+}
+
+TEST(NvmlSource, MarginTemperatureIsReadWhereTheDriverHasIt) {
+  std::string gpu0 = HealthyGpu(0);
+  gpu0.insert(1, R"("temperature_margin_c": 3,)");
+  std::string gpu1 = HealthyGpu(1);
+  gpu1.insert(1, R"("errors": {"nvmlDeviceGetMarginTemperature": "FUNCTION_NOT_FOUND"},)");
+  UseScenario(Scenario2(gpu0, gpu1));
+  GpuInventory inv = ReadFake();
+  ASSERT_TRUE(inv.gpus[0].temperature_margin_c.has());
+  EXPECT_EQ(*inv.gpus[0].temperature_margin_c, 3);
+  ASSERT_TRUE(inv.gpus[1].temperature_margin_c.unsupported());  // older driver: a skip
+  EXPECT_EQ(inv.gpus[1].temperature_margin_c.note,
+            "nvmlDeviceGetMarginTemperature: not supported (absent from this driver's NVML)");
+  EXPECT_TRUE(inv.gpus[1].failures.empty());
+}
+
+// nvmlFieldValue_t answers are binary: whatever bytes the driver writes, the conversion never
+// crashes and never returns a value its type cannot hold (fixed seed, so failures reproduce).
+TEST(NvmlFieldValues, AnyBytesConvertSafely) {
+  std::mt19937 rng(17);
+  for (int i = 0; i < 20000; ++i) {
+    nvmlFieldValue_t f;
+    unsigned char* bytes = reinterpret_cast<unsigned char*>(&f);
+    for (size_t b = 0; b < sizeof(f); ++b) bytes[b] = static_cast<unsigned char>(rng());
+    if (i % 2 == 0) f.valueType = static_cast<int>(rng() % 9) - 1;  // mostly known types
+    std::optional<uint64_t> v = nvml_internal::FieldValueAsCount(f);
+    if (f.valueType < NVML_VALUE_TYPE_DOUBLE || f.valueType > NVML_VALUE_TYPE_UNSIGNED_SHORT) {
+      EXPECT_FALSE(v.has_value());
+    }
+    if (v && f.valueType == NVML_VALUE_TYPE_UNSIGNED_INT) {
+      EXPECT_EQ(*v, f.value.uiVal);
+    }
+    if (v && f.valueType == NVML_VALUE_TYPE_SIGNED_INT) {
+      EXPECT_GE(f.value.siVal, 0);
+    }
+  }
+  nvmlFieldValue_t f{};
+  f.valueType = NVML_VALUE_TYPE_DOUBLE;
+  f.value.dVal = 12.6;
+  EXPECT_EQ(nvml_internal::FieldValueAsCount(f), 13u);
+  f.value.dVal = -1;
+  EXPECT_FALSE(nvml_internal::FieldValueAsCount(f));
+  f.value.dVal = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(nvml_internal::FieldValueAsCount(f));
+  f.valueType = NVML_VALUE_TYPE_SIGNED_LONG_LONG;
+  f.value.sllVal = -5;
+  EXPECT_FALSE(nvml_internal::FieldValueAsCount(f));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/gpu_state.h"
+#include "sources/nvml/nvml_api.h"
 #include "sources/nvml/scenario_sampling.h"
 
 namespace gpuvet::scenario_internal {
@@ -35,6 +36,7 @@ inline constexpr Field<int> kIntFields[] = {
      "nvmlDeviceGetTemperatureThreshold"},
     {"shutdown_temperature_c", &GpuState::shutdown_temperature_c,
      "nvmlDeviceGetTemperatureThreshold"},
+    {"temperature_margin_c", &GpuState::temperature_margin_c, "nvmlDeviceGetMarginTemperature"},
     {"pcie_gen", &GpuState::pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration"},
     {"pcie_gen_max", &GpuState::pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration"},
     {"pcie_width", &GpuState::pcie_width, "nvmlDeviceGetCurrPcieLinkWidth"},
@@ -104,7 +106,62 @@ inline constexpr NvLinkCounterField kNvLinkCounters[] = {
     {"recovery_errors", &NvLinkState::recovery_errors},
     {"crc_flit_errors", &NvLinkState::crc_flit_errors},
     {"crc_data_errors", &NvLinkState::crc_data_errors},
+    {"recovery_failed_events", &NvLinkState::recovery_failed_events},
+    {"malformed_packet_errors", &NvLinkState::malformed_packet_errors},
+    {"buffer_overrun_errors", &NvLinkState::buffer_overrun_errors},
+    {"recovery_successful_events", &NvLinkState::recovery_successful_events},
+    {"effective_errors", &NvLinkState::effective_errors},
+    {"local_link_integrity_errors", &NvLinkState::local_link_integrity_errors},
+    {"rx_errors", &NvLinkState::rx_errors},
+    {"symbol_errors", &NvLinkState::symbol_errors},
+    {"tx_bytes", &NvLinkState::tx_bytes},
+    {"rx_bytes", &NvLinkState::rx_bytes},
 };
+
+// The NVML field id of each per-link counter, as nvmlDeviceGetFieldValues answers it (scopeId =
+// the link). The reader asks these where nvmlDeviceGetNvLinkErrorCounter is not supported; the
+// fake answers them from the same scenario keys. crc_data_errors has no field of its own.
+struct NvLinkFieldId {
+  unsigned field_id;
+  Reading<uint64_t> NvLinkState::*member;
+  const char* name;  // nvml.h name, for notes
+};
+inline constexpr NvLinkFieldId kNvLinkFieldIds[] = {
+    {NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY, &NvLinkState::replay_errors,
+     "NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY"},
+    {NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY, &NvLinkState::recovery_errors,
+     "NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY"},
+    {NVML_FI_DEV_NVLINK_ERROR_DL_CRC, &NvLinkState::crc_flit_errors,
+     "NVML_FI_DEV_NVLINK_ERROR_DL_CRC"},
+    {NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS, &NvLinkState::recovery_failed_events,
+     "NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS"},
+    {NVML_FI_DEV_NVLINK_COUNT_MALFORMED_PACKET_ERRORS, &NvLinkState::malformed_packet_errors,
+     "NVML_FI_DEV_NVLINK_COUNT_MALFORMED_PACKET_ERRORS"},
+    {NVML_FI_DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS, &NvLinkState::buffer_overrun_errors,
+     "NVML_FI_DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS"},
+    {NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS,
+     &NvLinkState::recovery_successful_events,
+     "NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS"},
+    {NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS, &NvLinkState::effective_errors,
+     "NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS"},
+    {NVML_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS,
+     &NvLinkState::local_link_integrity_errors,
+     "NVML_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS"},
+    {NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS, &NvLinkState::rx_errors,
+     "NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS"},
+    {NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS, &NvLinkState::symbol_errors,
+     "NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS"},
+    {NVML_FI_DEV_NVLINK_COUNT_XMIT_BYTES, &NvLinkState::tx_bytes,
+     "NVML_FI_DEV_NVLINK_COUNT_XMIT_BYTES"},
+    {NVML_FI_DEV_NVLINK_COUNT_RCV_BYTES, &NvLinkState::rx_bytes,
+     "NVML_FI_DEV_NVLINK_COUNT_RCV_BYTES"},
+};
+// The most NVLink links per GPU gpuvet reads or a scenario may list: a sanity bound well above
+// any GPU's (Blackwell: 18), not nvml.h's NVML_NVLINK_MAX_LINKS, because a GPU reports its own
+// count through NVML_FI_DEV_NVLINK_LINK_COUNT and newer ones may have more.
+inline constexpr unsigned kMaxNvLinks = 64;
+inline constexpr char kFieldValuesCall[] = "nvmlDeviceGetFieldValues";
+inline constexpr char kMarginTemperatureCall[] = "nvmlDeviceGetMarginTemperature";
 inline constexpr char kNvLinkStateCall[] = "nvmlDeviceGetNvLinkState";
 inline constexpr char kNvLinkCounterCall[] = "nvmlDeviceGetNvLinkErrorCounter";
 inline constexpr char kProcessesCall[] = "nvmlDeviceGetComputeRunningProcesses_v3";

@@ -215,9 +215,9 @@ Status Parser::NvLinks(const json& j, const std::string& ptr, GpuState* gpu) con
       const std::string kp = p + "/" + key;
       if (key == "link") {
         std::optional<int> n = IntOf(value);
-        if (!n || *n < 0 || *n >= static_cast<int>(NVML_NVLINK_MAX_LINKS)) {
-          return Fail(
-              kp, fmt::format("expected a link number from 0 to {}", NVML_NVLINK_MAX_LINKS - 1));
+        if (!n || *n < 0 || *n >= static_cast<int>(scenario_internal::kMaxNvLinks)) {
+          return Fail(kp, fmt::format("expected a link number from 0 to {}",
+                                      scenario_internal::kMaxNvLinks - 1));
         }
         link.link = *n;
       } else if (key == "active") {

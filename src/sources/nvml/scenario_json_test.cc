@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "sources/nvml/nvml_api.h"
@@ -272,6 +273,47 @@ TEST(ScenarioJson, WriterSurvivesInvalidUtf8) {
   inv.gpus.push_back(g);
   const std::string text = WriteScenario(inv);
   EXPECT_TRUE(ParseScenario(text, "utf8.json").ok());
+}
+
+// The NVLink5 counters and the margin temperature (issue 17) round-trip, and a scenario holding
+// them, cut at every byte or mutated at random (fixed seed), is parsed or refused, never a crash.
+constexpr char kNvLink5Scenario[] = R"({"gpus": [{"name": "NVIDIA B200",
+  "temperature_margin_c": 41, "nvlinks": [{"link": 0, "active": true,
+  "recovery_failed_events": 1, "malformed_packet_errors": 0, "buffer_overrun_errors": 0,
+  "recovery_successful_events": 2, "effective_errors": 5, "local_link_integrity_errors": 0,
+  "rx_errors": "UNKNOWN", "symbol_errors": 900, "tx_bytes": 123, "rx_bytes": 456},
+  {"link": 40, "active": false}]}]})";
+
+TEST(ScenarioJson, NvLink5CountersAndMarginRoundTrip) {
+  Result<Scenario> s = ParseScenario(kNvLink5Scenario, "b200.json");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const GpuState& g = s->gpus[0].state;
+  ASSERT_TRUE(g.temperature_margin_c.has());
+  EXPECT_EQ(*g.temperature_margin_c, 41);
+  ASSERT_EQ(g.nvlinks.size(), 2u);
+  EXPECT_EQ(g.nvlinks[1].link, 40);  // beyond nvml.h's 18: a newer GPU may have more
+  EXPECT_EQ(*g.nvlinks[0].recovery_failed_events, 1u);
+  EXPECT_TRUE(g.nvlinks[0].rx_errors.error());
+  Result<Scenario> again = ParseScenario(WriteScenario(*s), "again.json");
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(WriteScenario(*again), WriteScenario(*s));
+  EXPECT_FALSE(ParseScenario(R"({"gpus": [{"temperature_margin_c": true}]})", "x").ok());
+  EXPECT_FALSE(ParseScenario(R"({"gpus": [{"nvlinks": [{"link": 64}]}]})", "x").ok());
+}
+
+TEST(ScenarioJson, NvLink5ScenarioCutOrMutatedNeverCrashes) {
+  const std::string text = kNvLink5Scenario;
+  for (size_t cut = 0; cut < text.size(); ++cut) {
+    (void)ParseScenario(text.substr(0, cut), "cut.json");
+  }
+  std::mt19937 rng(17);
+  const std::string alphabet = "{}[]\",:0123456789-.eEtruefalsnNOT_SUPPORTED ";
+  for (int i = 0; i < 3000; ++i) {
+    std::string m = text;
+    for (int k = 0; k < 3; ++k) m[rng() % m.size()] = alphabet[rng() % alphabet.size()];
+    Result<Scenario> r = ParseScenario(m, "mutated.json");
+    if (r.ok()) (void)WriteScenario(*r);
+  }
 }
 
 TEST(ScenarioJson, CodeFromNote) {
