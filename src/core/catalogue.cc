@@ -308,21 +308,15 @@ constexpr CatalogueEntry kCatalogue[] = {
     {"pcie.link_gen_reduced", "pcie", "PCIe link generation",
      "The link runs below the highest generation both ends support. GPUs lower the link speed when "
      "idle to save power, so this matters only under load; under load it halves host-device "
-     "bandwidth per generation lost. A host port of an older generation than the card (Gen3 "
-     "host, Gen4 GPU) is info: a cap on bandwidth, not a fault.",
+     "bandwidth per generation lost.",
      "If the GPU was idle, confirm under load (`gpuvet bench`, or read the link while a job runs). "
      "A link slow under load points to a riser, slot or BIOS setting: reseat or fix the slot "
      "speed."},
     {"pcie.link_width_reduced", "pcie", "PCIe link width",
-     "The link trained with fewer lanes than both ends support: the GPU's maximum and the slot's "
-     "(the upstream port's maximum in sysfs), e.g. x8 of a x16 GPU in a x16 slot (fail), or the "
-     "link is down (x0, speed Unknown). Width, unlike speed, does not drop for power saving: "
-     "host-device bandwidth is cut for good. A slot wired with fewer lanes than the card (a x8 "
-     "slot, a board splitting x16 lanes x8/x8 between two GPUs) is info; a reduced width whose "
-     "slot maximum is unknown (a capture, a virtual machine) is a warning to confirm.",
+     "The link trained with fewer lanes than both ends support (e.g. x8 in a x16 slot). Width, "
+     "unlike speed, does not drop for power saving: host-device bandwidth is cut for good.",
      "Drain the node; reseat the GPU or riser, check the slot's bifurcation setting in the BIOS, "
-     "and replace the riser or cable if it persists. In a virtual machine, stop and start the "
-     "instance or ask the provider instead."},
+     "and replace the riser or cable if it persists."},
     {"pcie.replay_counter", "pcie", "PCIe replay counter",
      "The GPU had to replay PCIe packets more often than the bit-error budget for its link allows: "
      "signal integrity is poor and effective bandwidth drops.",
