@@ -211,6 +211,14 @@ constexpr CatalogueEntry kCatalogue[] = {
      "wedged; reset the GPU (`nvidia-smi -r -i N`, with no processes on it) or reboot, then run "
      "`gpuvet check` again. A policy can report this as unknown instead: `\"gpu.unresponsive\" = "
      "\"unknown\"` under [severity]."},
+    {"host.virtual_machine", "host", "Virtual machine",
+     "The host is a virtual machine (the CPU's hypervisor flag, the DMI vendor, or a virtual PCIe "
+     "port above a GPU says so). The GPUs are passed through by a hypervisor: their PCIe ports "
+     "and slots are the hypervisor's model, and a link fault is fixed on the physical host, not "
+     "by reseating anything from here.",
+     "Nothing to fix by itself. For PCIe, NVLink or GPU hardware findings, stop and start the "
+     "instance (it moves to other hardware) or report them to the provider; on your own "
+     "hypervisor run `gpuvet check` on the host."},
     {"kernel.comm_lib_segfault", "kernel", "Crashes inside GPU communication libraries",
      "A process crashed (segfault, general protection fault) inside NCCL, the CUDA driver, an "
      "NVIDIA library, UCX, libfabric/EFA or the verbs stack. Common causes: mismatched NCCL and "

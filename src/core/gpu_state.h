@@ -108,6 +108,10 @@ struct GpuState {
   Reading<int> pcie_width;
   Reading<int> pcie_width_max;
   Reading<uint64_t> pcie_replay_counter;
+  // GPU virtualization mode as the driver reports it ("None", "Pass-Through", "VGPU", "Host VGPU");
+  // read from captures (virtualization_mode): a guest's GPU sits behind the hypervisor's PCIe
+  // model.
+  Reading<std::string> virtualization_mode;
 
   Reading<bool> ecc_enabled;
   Reading<bool> ecc_pending_enabled;

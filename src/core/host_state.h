@@ -16,8 +16,11 @@ namespace gpuvet {
 struct PciLink {
   Reading<double> speed_gts;  // current, GT/s (2.5, 5, 8, 16, 32, 64)
   Reading<double> max_speed_gts;
-  Reading<int> width;  // current lanes
+  Reading<int> width;  // current lanes; 0 (a value) when the maximum is known: the link is down
   Reading<int> max_width;
+  // current_link_speed read "Unknown" while max_link_speed is a rate: no link trained (link down,
+  // or a function in D3cold; `PciFunction::power_state` tells which).
+  bool speed_unknown = false;
 };
 
 // Totals from aer_dev_correctable / aer_dev_nonfatal / aer_dev_fatal ("TOTAL_ERR_COR 3" lines).
@@ -37,6 +40,8 @@ struct PciFunction {
   Reading<int> numa_node;                // -1 in sysfs means "no NUMA info": reported unsupported
   Reading<std::vector<int>> local_cpus;  // local_cpulist
   std::string driver;                    // bound driver name ("nvidia", "vfio-pci"), "" if none
+  // power_state ("D0", "D3hot", "D3cold"; Linux 5.17+), Unsupported on older kernels.
+  Reading<std::string> power_state;
 };
 
 // An NVIDIA GPU function on the PCI bus and the bridge right above it (the switch or root port
@@ -44,6 +49,18 @@ struct PciFunction {
 struct GpuPciTopology {
   PciFunction gpu;
   std::optional<PciFunction> upstream_bridge;
+};
+
+// Whether the host is a virtual machine, from the CPU's `hypervisor` flag (/proc/cpuinfo), the
+// DMI system vendor and product (/sys/class/dmi/id) and virtual PCIe bridges above the GPUs.
+// Rules use it to judge links the guest sees through the hypervisor's model (no slot to reseat).
+struct VirtualMachineState {
+  bool detected = false;
+  std::string hypervisor;             // "KVM", "Amazon EC2", "QEMU", "VMware", … or "" (unknown)
+  std::vector<std::string> evidence;  // each marker found ("cpuinfo flag hypervisor", …)
+  // Addresses of GPU upstream bridges that are virtual (QEMU/VMware root ports): their link
+  // registers are the hypervisor's model, not the physical slot.
+  std::vector<std::string> virtual_bridges;
 };
 
 struct CpuFreqState {
@@ -235,6 +252,7 @@ struct HostState {
   bool process_is_target = false;        // true when the user named the process with --pid
   KernelLogState kernel_log;
   ContainerState container;  // container, GPU visibility variables, device cgroup
+  VirtualMachineState virtual_machine;
 };
 
 }  // namespace gpuvet

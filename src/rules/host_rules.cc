@@ -466,10 +466,26 @@ void CheckGpuContext(const CheckInput& in, std::vector<Finding>& out) {
                             std::move(checked)));
 }
 
+// host.virtual_machine: only where a hypervisor was found (info, with every sign as evidence);
+// bare metal gets no finding, as nothing follows from it.
+void CheckVirtualMachine(const CheckInput& in, std::vector<Finding>& out) {
+  const VirtualMachineState& vm = in.host.virtual_machine;
+  if (!vm.detected) return;
+  std::vector<Evidence> ev = {
+      {"hypervisor", vm.hypervisor.empty() ? "unknown" : vm.hypervisor, ""}};
+  for (const std::string& e : vm.evidence) ev.push_back({"evidence", e, ""});
+  out.push_back(
+      MakeFinding("host.virtual_machine", "host", Severity::kInfo,
+                  fmt::format("virtual machine ({}): GPU links are judged without reseat advice",
+                              vm.hypervisor.empty() ? "hypervisor unknown" : vm.hypervisor),
+                  ev));
+}
+
 }  // namespace
 
 void CheckHost(const CheckInput& in, const Policy& policy, std::vector<Finding>& out) {
   const Thresholds& t = policy.thresholds;
+  CheckVirtualMachine(in, out);
   CheckNumaAffinity(in, out);
   CheckGovernor(in, out);
   CheckCpuQuota(in, t, out);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "core/hw/pcie.h"
 #include "rules/rules.h"
@@ -108,7 +109,112 @@ LinkPair GenOf(const GpuState* gpu, const PciFunction* fn) {
   return Finish(errors);
 }
 
-std::optional<Verdict> WidthVerdict(const LinkPair& p) {
+// What the host side tells about a GPU's link: the slot (the upstream port: the root port or
+// switch port the GPU's link ends at), and whether the host is a virtual machine.
+struct HostSide {
+  int slot_max_width = 0;       // 0: unknown
+  int slot_max_gen = 0;         // 0: unknown
+  std::string slot_unknown;     // why the slot's maximum width is unknown
+  int card_max_gen = 0;         // the GPU's own maximum generation (sysfs LnkCap), 0: unknown
+  std::string vm;               // "" on bare metal, else the hypervisor and where it was seen
+  bool virtual_bridge = false;  // the upstream port is the hypervisor's model
+};
+
+bool IsVirtualBridge(const HostState& host, const PciFunction& bridge) {
+  const auto& v = host.virtual_machine.virtual_bridges;
+  return std::find(v.begin(), v.end(), bridge.address) != v.end();
+}
+
+HostSide HostSideOf(const HostState& host, const GpuState* gpu, const PciFunction* fn,
+                    const PciFunction* bridge) {
+  HostSide h;
+  const VirtualMachineState& vm = host.virtual_machine;
+  if (vm.detected) {
+    // The signs themselves are in host.virtual_machine; here only what the link judgement needs.
+    h.vm = fmt::format("{} (host.virtual_machine)",
+                       vm.hypervisor.empty() ? "hypervisor unknown" : vm.hypervisor);
+  } else if (gpu != nullptr && gpu->virtualization_mode.has() &&
+             (*gpu->virtualization_mode == "Pass-Through" || *gpu->virtualization_mode == "VGPU")) {
+    h.vm = fmt::format("virtualization_mode {} in the capture", *gpu->virtualization_mode);
+  }
+  if (fn != nullptr && fn->link.max_speed_gts.has()) {
+    h.card_max_gen = PcieGenFromGts(*fn->link.max_speed_gts);
+  }
+  if (bridge == nullptr) {
+    if (fn != nullptr) {
+      h.slot_unknown = "no PCIe port above the GPU in sysfs";
+    } else if (host.pci_gpus.state == Reading<std::vector<GpuPciTopology>>::State::kAbsent) {
+      h.slot_unknown = "an offline capture has no slot data";
+    } else {
+      h.slot_unknown = "the GPU is not in the sysfs PCI scan";
+    }
+    return h;
+  }
+  if (IsVirtualBridge(host, *bridge)) {
+    h.virtual_bridge = true;
+    h.slot_unknown = fmt::format("the port above, {}, is virtual", bridge->address);
+    return h;
+  }
+  if (bridge->link.max_width.has()) {
+    h.slot_max_width = *bridge->link.max_width;
+  } else {
+    h.slot_unknown = fmt::format("max_link_width of {} not readable", bridge->address);
+  }
+  if (bridge->link.max_speed_gts.has())
+    h.slot_max_gen = PcieGenFromGts(*bridge->link.max_speed_gts);
+  return h;
+}
+
+// "15.8 of 31.5 GB/s": the one-direction bandwidth of `width` against `full` lanes at `gen`.
+std::string WidthCost(int gen, int width, int full) {
+  if (PcieLinkGbps(gen, full) <= 0) return fmt::format("{}/{} of the lanes", width, full);
+  return fmt::format("at most {} of {} GB/s per direction at Gen{}",
+                     FormatNumber(PcieLinkGbps(gen, width), 1),
+                     FormatNumber(PcieLinkGbps(gen, full), 1), gen);
+}
+
+constexpr char kVmLinkDecision[] =
+    "This is a virtual machine: there is no slot to reseat from here. Stop and start the instance "
+    "(it moves to other hardware) or report the GPU to the provider with this finding; on your "
+    "own hypervisor, read the link on the host (`lspci -vv`) and fix it there.";
+
+Verdict LinkDown(int max, std::vector<Evidence> ev, const HostSide& h, std::string_view what) {
+  return Verdict{
+      Severity::kFail,
+      fmt::format("PCIe link down ({} on a x{} link): the device below is gone", what, max),
+      std::move(ev),
+      h.vm.empty() ? "Drain the node; reboot, and reseat or replace the GPU or riser if the link "
+                     "stays down."
+                   : kVmLinkDecision,
+      "The link has no lanes up: the device below no longer answers (a GPU that fell "
+      "off the bus, or a link that never trained) and is lost to every job."};
+}
+
+// The GPU end of the link: its width against min(GPU maximum, slot maximum).
+std::optional<Verdict> GpuWidthVerdict(const LinkPair& p, const HostSide& h, const PciFunction* fn,
+                                       int gen) {
+  std::vector<Evidence> ev;
+  if (!h.vm.empty()) ev.push_back({"virtual_machine", h.vm, ""});
+  // sysfs alone (NVML did not answer): "Unknown" speed against a known maximum is a link down
+  // too, unless the function is powered off (runtime power management).
+  if (p.source != "gpu" && fn != nullptr && fn->power_state.has() &&
+      StartsWith(*fn->power_state, "D3") &&
+      (fn->link.speed_unknown || (p.state == LinkPair::State::kValue && p.current == 0))) {
+    ev.insert(ev.begin(), {"power_state", *fn->power_state, "D0"});
+    return Verdict{Severity::kInfo,
+                   fmt::format("PCIe link not up: the GPU is powered down ({})", *fn->power_state),
+                   ev,
+                   "Runtime power management put the GPU to sleep (common on laptops and idle "
+                   "workstations); it wakes on first use. If a job cannot open it, check the "
+                   "driver's power management settings.",
+                   "The GPU is in a low-power state with its link off; the link is judged when it "
+                   "is awake."};
+  }
+  if (p.source != "gpu" && fn != nullptr && fn->link.speed_unknown && fn->link.max_width.has() &&
+      !(p.state == LinkPair::State::kValue && p.current == 0)) {
+    ev.insert(ev.begin(), {"current_link_speed", "Unknown", "a PCIe rate"});
+    return LinkDown(*fn->link.max_width, ev, h, "speed Unknown");
+  }
   switch (p.state) {
     case LinkPair::State::kSkip:
       return std::nullopt;
@@ -117,21 +223,81 @@ std::optional<Verdict> WidthVerdict(const LinkPair& p) {
     case LinkPair::State::kValue:
       break;
   }
-  std::vector<Evidence> ev = {
-      {"current_width", std::to_string(p.current), fmt::format("== max_width {}", p.max)},
-      {"source", p.source, ""}};
-  if (p.current == 0 && p.max > 0) {
+  const int expected = h.slot_max_width > 0 ? std::min(p.max, h.slot_max_width) : p.max;
+  ev.insert(ev.begin(),
+            {"current_width", std::to_string(p.current), fmt::format("== max_width {}", expected)});
+  ev.insert(ev.begin() + 1, {"source", p.source, ""});
+  if (p.current == 0 && p.max > 0) return LinkDown(p.max, ev, h, "x0");
+  if (p.current >= p.max) {
+    return Verdict{Severity::kOk, fmt::format("PCIe x{} at full width", p.current), ev, {}};
+  }
+  ev.push_back({"gpu_max_width", std::to_string(p.max), ""});
+  ev.push_back(
+      {"slot_max_width",
+       h.slot_max_width > 0 ? std::to_string(h.slot_max_width) : "unknown: " + h.slot_unknown, ""});
+  const std::string cost = WidthCost(gen, p.current, p.max);
+  if (h.slot_max_width > 0 && p.current < expected) {
     return Verdict{
         Severity::kFail,
-        fmt::format("PCIe link down (x0 on a x{} link): the device below is gone", p.max), ev,
-        "Drain the node; reboot, and reseat or replace the GPU or riser if the link "
-        "stays down.",
-        "The link has no lanes up: the device below no longer answers (a GPU that fell "
-        "off the bus, or a link that never trained) and is lost to every job."};
+        fmt::format("PCIe x{} on a x{} link (GPU x{}, slot x{}): host-device bandwidth {}",
+                    p.current, expected, p.max, h.slot_max_width,
+                    WidthCost(gen, p.current, expected)),
+        ev, h.vm.empty() ? "" : kVmLinkDecision};
   }
-  if (p.current < p.max) {
+  if (h.slot_max_width > 0) {
     return Verdict{
-        Severity::kFail, fmt::format("PCIe x{} on a x{} link", p.current, p.max), ev, {}};
+        Severity::kInfo,
+        fmt::format("PCIe x{}, the slot's maximum (slot wired x{}; the GPU supports x{}): "
+                    "host-device bandwidth {}",
+                    p.current, h.slot_max_width, p.max, cost),
+        ev,
+        "No fault: nothing to reseat. If the workload is bound by host-device copies, put the GPU "
+        "in a x" +
+            std::to_string(p.max) + " slot (or a board that does not split its lanes).",
+        "The link trained at every lane its slot offers: the slot is wired with fewer lanes than "
+        "the card (a x8 slot, or a board that splits x16 lanes x8/x8 between two cards). Not a "
+        "fault, but host-device bandwidth is capped for good."};
+  }
+  return Verdict{
+      Severity::kWarn,
+      fmt::format("PCIe x{} on a x{} GPU, slot maximum unknown ({}): host-device bandwidth {}",
+                  p.current, p.max, h.slot_unknown, cost),
+      ev,
+      h.vm.empty()
+          ? "Confirm against the slot: `sudo lspci -vv` shows LnkCap of the port above the GPU "
+            "(or run `gpuvet check` on the host itself; a capture has no slot data). Below the "
+            "slot's width is a fault: drain and reseat; equal to it is how the slot is wired."
+          : "In a virtual machine the guest cannot see the physical slot: compare with the "
+            "instance type's documented PCIe link (some cloud GPU instances are wired x8) or ask "
+            "the provider. There is nothing to reseat from the guest.",
+      "The GPU runs with fewer lanes than it supports, and the slot's own maximum is not known "
+      "here, so this may be a slot wired that way or a link that trained badly."};
+}
+
+// The upstream port's own link: its width against min(its maximum, the GPU's maximum). Not
+// judged on a virtual bridge (the hypervisor's model) or when it is the GPU's link seen from the
+// other end and the GPU's verdict already says so.
+std::optional<Verdict> BridgeWidthVerdict(const LinkPair& p, int gpu_max, int gpu_current,
+                                          bool same_link_judged, const HostSide& h) {
+  if (h.virtual_bridge) return std::nullopt;
+  switch (p.state) {
+    case LinkPair::State::kSkip:
+      return std::nullopt;
+    case LinkPair::State::kError:
+      return Verdict{Severity::kUnknown, "PCIe link width unknown: " + p.error, {}, {}};
+    case LinkPair::State::kValue:
+      break;
+  }
+  const int expected = gpu_max > 0 ? std::min(p.max, gpu_max) : p.max;
+  std::vector<Evidence> ev = {
+      {"current_width", std::to_string(p.current), fmt::format("== max_width {}", expected)},
+      {"source", p.source, ""}};
+  // The GPU's link seen from the port's end: already judged under the GPU.
+  if (same_link_judged && p.current == gpu_current) return std::nullopt;
+  if (p.current == 0 && p.max > 0) return LinkDown(p.max, ev, h, "x0");
+  if (p.current < expected) {
+    return Verdict{Severity::kFail, fmt::format("PCIe x{} on a x{} link", p.current, expected), ev,
+                   h.vm.empty() ? "" : kVmLinkDecision};
   }
   return Verdict{Severity::kOk, fmt::format("PCIe x{} at full width", p.current), ev, {}};
 }
@@ -141,7 +307,10 @@ std::string BandwidthLoss(int gens_lost) {
   return fmt::format("host-device bandwidth cut to about 1/{}", 1 << std::min(gens_lost, 5));
 }
 
-std::optional<Verdict> GenVerdict(const LinkPair& p, const GpuActivity& activity) {
+// One end's generation against `expected` (min of both ends' maxima), idle-aware; `capped_by` is
+// set for the GPU end when the host port's maximum is below the card's.
+std::optional<Verdict> GenVerdict(const LinkPair& p, const GpuActivity& activity, int expected,
+                                  int card_max, int host_max) {
   switch (p.state) {
     case LinkPair::State::kSkip:
       return std::nullopt;
@@ -151,24 +320,45 @@ std::optional<Verdict> GenVerdict(const LinkPair& p, const GpuActivity& activity
       break;
   }
   std::vector<Evidence> ev = {
-      {"current_gen", std::to_string(p.current), fmt::format("== max_gen {}", p.max)},
+      {"current_gen", std::to_string(p.current), fmt::format("== max_gen {}", expected)},
       {"source", p.source, ""},
       activity.evidence};
-  if (p.current >= p.max) {
-    return Verdict{Severity::kOk, fmt::format("PCIe Gen{}, the link's maximum", p.current), ev, {}};
+  const bool capped = host_max > 0 && card_max > host_max;
+  if (capped) {
+    ev.push_back({"gpu_max_gen", std::to_string(card_max), ""});
+    ev.push_back({"host_port_max_gen", std::to_string(host_max), ""});
+  }
+  if (p.current >= expected) {
+    if (!capped) {
+      return Verdict{
+          Severity::kOk, fmt::format("PCIe Gen{}, the link's maximum", p.current), ev, {}};
+    }
+    const double ratio = PcieLinkGbps(host_max, 16) / PcieLinkGbps(card_max, 16);
+    return Verdict{
+        Severity::kInfo,
+        fmt::format("Gen{} host port, Gen{} GPU: the link tops out at Gen{}, {} % of the card's "
+                    "host-device bandwidth (x16: {} of {} GB/s)",
+                    host_max, card_max, host_max, FormatNumber(ratio * 100, 0),
+                    FormatNumber(PcieLinkGbps(host_max, 16), 1),
+                    FormatNumber(PcieLinkGbps(card_max, 16), 1)),
+        ev,
+        "No fault: the host's port is older than the card. If the workload is bound by "
+        "host-device copies, run it on a host (or slot) of the card's generation.",
+        "The port above the GPU supports an older PCIe generation than the card, so the link "
+        "runs at the host's speed: not a fault, a cap on host-device bandwidth."};
   }
   if (activity.busy) {
     return Verdict{Severity::kWarn,
-                   fmt::format("Gen{} under load on a Gen{} link: {}", p.current, p.max,
-                               BandwidthLoss(p.max - p.current)),
+                   fmt::format("Gen{} under load on a Gen{} link: {}", p.current, expected,
+                               BandwidthLoss(expected - p.current)),
                    ev,
                    {}};
   }
-  return Verdict{Severity::kInfo,
-                 fmt::format("Gen{} on a Gen{} link while idle (power saving)", p.current, p.max),
-                 ev,
-                 "Idle GPUs lower the link speed to save power; confirm under load with `gpuvet "
-                 "bench` or `nvidia-smi -q -d PCI` while a job runs."};
+  return Verdict{
+      Severity::kInfo,
+      fmt::format("Gen{} on a Gen{} link while idle (power saving)", p.current, expected), ev,
+      "Idle GPUs lower the link speed to save power; confirm under load with `gpuvet "
+      "bench` or `nvidia-smi -q -d PCI` while a job runs."};
 }
 
 // Host uptime in minutes (at least 1, so a fresh boot does not inflate rates), or nullopt.
@@ -343,11 +533,42 @@ void CheckTarget(const Target& t, const HostState& host, const Thresholds& th,
       t.topo != nullptr && t.topo->upstream_bridge ? &*t.topo->upstream_bridge : nullptr;
   const GpuActivity activity = GpuActivityOf(t.gpu, th);
 
-  auto bridge_width = bridge ? WidthVerdict(WidthOf(nullptr, bridge)) : std::nullopt;
-  EmitPair("pcie.link_width_reduced", t, WidthVerdict(WidthOf(t.gpu, fn)), bridge_width, out);
+  const HostSide side = HostSideOf(host, t.gpu, fn, bridge);
+  const LinkPair width = WidthOf(t.gpu, fn), gen = GenOf(t.gpu, fn);
+  const bool width_known = width.state == LinkPair::State::kValue;
+  const bool gen_known = gen.state == LinkPair::State::kValue;
 
-  auto bridge_gen = bridge ? GenVerdict(GenOf(nullptr, bridge), activity) : std::nullopt;
-  EmitPair("pcie.link_gen_reduced", t, GenVerdict(GenOf(t.gpu, fn), activity), bridge_gen, out);
+  // Generation: the card's own maximum (sysfs LnkCap; NVML's maximum already counts the host)
+  // against the host port's.
+  const int card_max_gen = std::max(side.card_max_gen, gen_known ? gen.max : 0);
+  const int host_max_gen = side.virtual_bridge ? 0 : side.slot_max_gen;
+  const int expected_gen =
+      gen_known && host_max_gen > 0 ? std::min(gen.max, host_max_gen) : (gen_known ? gen.max : 0);
+  // Bandwidth figures use the generation the link can reach (the GPU's, capped by the host).
+  const int cost_gen = expected_gen > 0 ? expected_gen : card_max_gen;
+
+  std::optional<Verdict> gpu_width = GpuWidthVerdict(width, side, fn, cost_gen);
+  const bool width_judged = gpu_width && gpu_width->severity != Severity::kOk;
+  std::optional<Verdict> bridge_width =
+      bridge ? BridgeWidthVerdict(WidthOf(nullptr, bridge), width_known ? width.max : 0,
+                                  width_known ? width.current : -1, width_judged, side)
+             : std::nullopt;
+  EmitPair("pcie.link_width_reduced", t, std::move(gpu_width), std::move(bridge_width), out);
+
+  std::optional<Verdict> gpu_gen =
+      GenVerdict(gen, activity, expected_gen, card_max_gen, host_max_gen);
+  std::optional<Verdict> bridge_gen;
+  if (bridge != nullptr && !side.virtual_bridge) {
+    const LinkPair b = GenOf(nullptr, bridge);
+    const int b_expected = b.state == LinkPair::State::kValue && card_max_gen > 0
+                               ? std::min(b.max, card_max_gen)
+                               : b.max;
+    const bool same_link = gpu_gen && gpu_gen->severity != Severity::kOk &&
+                           b.state == LinkPair::State::kValue && gen_known &&
+                           b.current == gen.current && gen.current < expected_gen;
+    if (!same_link) bridge_gen = GenVerdict(b, activity, b_expected, 0, 0);
+  }
+  EmitPair("pcie.link_gen_reduced", t, std::move(gpu_gen), std::move(bridge_gen), out);
 
   if (t.gpu != nullptr) CheckReplay(t, th, host, out);
 

@@ -77,9 +77,13 @@ TEST(PcieRules, NarrowLinkFails) {
   g.pcie_width = Reading<int>::Of(8);
   Finding f = One(Evaluate(HealthyHost(), g), "pcie.link_width_reduced");
   EXPECT_EQ(f.severity, Severity::kFail);
-  EXPECT_EQ(f.summary, "PCIe x8 on a x16 link");
+  EXPECT_EQ(f.summary,
+            "PCIe x8 on a x16 link (GPU x16, slot x16): host-device bandwidth at most 15.8 of "
+            "31.5 GB/s per direction at Gen4");
   ASSERT_FALSE(f.evidence.empty());
   EXPECT_EQ(f.evidence[0].threshold, "== max_width 16");
+  EXPECT_EQ(EvidenceValue(f, "slot_max_width"), "16");
+  EXPECT_TRUE(f.decision.empty());  // the catalogue's drain-and-reseat text
 }
 
 TEST(PcieRules, WidthFallsBackToSysfsWhenNvmlFails) {
@@ -89,8 +93,185 @@ TEST(PcieRules, WidthFallsBackToSysfsWhenNvmlFails) {
   h.pci_gpus.value[0].gpu.link.width = Reading<int>::Of(4);
   Finding f = One(Evaluate(h, g), "pcie.link_width_reduced");
   EXPECT_EQ(f.severity, Severity::kFail);
-  EXPECT_EQ(f.summary, "PCIe x4 on a x16 link");
+  EXPECT_EQ(f.summary.substr(0, 40), "PCIe x4 on a x16 link (GPU x16, slot x16");
   EXPECT_EQ(EvidenceValue(f, "source"), "sysfs");
+}
+
+// A slot wired x8 (its port's maximum is x8) with the link at x8: info with the cost, no drain.
+// The same holds for each GPU of a board that splits its lanes x8/x8.
+TEST(PcieRules, SlotWiredX8IsInfo) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Of(8);
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].upstream_bridge->link.width = Reading<int>::Of(8);
+  h.pci_gpus.value[0].upstream_bridge->link.max_width = Reading<int>::Of(8);
+  auto fs = FindingsWithId(Evaluate(h, g), "pcie.link_width_reduced");
+  ASSERT_EQ(fs.size(), 1u);  // the port sees the same x8 link: judged once, under the GPU
+  EXPECT_EQ(fs[0].subject, kGpuSubject);
+  EXPECT_EQ(fs[0].severity, Severity::kInfo);
+  EXPECT_EQ(fs[0].summary,
+            "PCIe x8, the slot's maximum (slot wired x8; the GPU supports x16): host-device "
+            "bandwidth at most 15.8 of 31.5 GB/s per direction at Gen4");
+  EXPECT_EQ(fs[0].decision.find("Drain"), std::string::npos);
+  EXPECT_NE(fs[0].decision.find("x16 slot"), std::string::npos);
+}
+
+// Below the slot's maximum as well: a fail even in an x8 slot (x4 of x8).
+TEST(PcieRules, BelowANarrowSlotStillFails) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Of(4);
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].upstream_bridge->link.width = Reading<int>::Of(4);
+  h.pci_gpus.value[0].upstream_bridge->link.max_width = Reading<int>::Of(8);
+  auto fs = FindingsWithId(Evaluate(h, g), "pcie.link_width_reduced");
+  ASSERT_EQ(fs.size(), 1u);  // the port sees the same x4 link: judged once, under the GPU
+  EXPECT_EQ(fs[0].severity, Severity::kFail);
+  EXPECT_EQ(fs[0].summary.substr(0, 39), "PCIe x4 on a x8 link (GPU x16, slot x8)");
+}
+
+// A x8 card in a x16 slot: the port reads x8 of x16, which is all the card has.
+TEST(PcieRules, NarrowCardInWideSlotIsOk) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Of(8);
+  g.pcie_width_max = Reading<int>::Of(8);
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].upstream_bridge->link.width = Reading<int>::Of(8);
+  for (const Finding& f : FindingsWithId(Evaluate(h, g), "pcie.link_width_reduced")) {
+    EXPECT_EQ(f.severity, Severity::kOk) << f.subject << ": " << f.summary;
+  }
+}
+
+// No port above the GPU (a capture, or a GPU on the root bus as in many VMs): a reduced width
+// is a warning naming what would confirm it, never a fail.
+TEST(PcieRules, SlotUnknownIsWarnWithWhatWouldConfirm) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Of(8);
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].upstream_bridge.reset();
+  Finding f = One(Evaluate(h, g), "pcie.link_width_reduced");
+  EXPECT_EQ(f.severity, Severity::kWarn);
+  EXPECT_NE(f.summary.find("slot maximum unknown (no PCIe port above the GPU in sysfs)"),
+            std::string::npos)
+      << f.summary;
+  EXPECT_NE(f.decision.find("lspci -vv"), std::string::npos);
+  // From a capture (no sysfs at all) the same.
+  HostState none;
+  f = One(Evaluate(none, g), "pcie.link_width_reduced");
+  EXPECT_EQ(f.severity, Severity::kWarn);
+  EXPECT_NE(f.summary.find("(an offline capture has no slot data)"), std::string::npos)
+      << f.summary;
+}
+
+// A virtual machine: the virtual root port's link is the hypervisor's model (not judged, the slot
+// unknown), and the advice is the instance or the provider, never reseating.
+TEST(PcieRules, VirtualMachineNeverAdvisesReseating) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Of(8);
+  HostState h = HealthyHost();
+  PciFunction& port = *h.pci_gpus.value[0].upstream_bridge;
+  port.link.width = Reading<int>::Of(1);
+  port.link.max_width = Reading<int>::Of(1);
+  port.link.speed_gts = Reading<double>::Of(2.5);
+  port.link.max_speed_gts = Reading<double>::Of(2.5);
+  h.virtual_machine.detected = true;
+  h.virtual_machine.hypervisor = "QEMU";
+  h.virtual_machine.evidence = {"/proc/cpuinfo flags: hypervisor"};
+  h.virtual_machine.virtual_bridges = {kBridgeAddr};
+  auto fs = Evaluate(h, g);
+  auto width = FindingsWithId(fs, "pcie.link_width_reduced");
+  ASSERT_EQ(width.size(), 1u);  // the virtual port's x1 is not judged
+  EXPECT_EQ(width[0].severity, Severity::kWarn);
+  EXPECT_NE(width[0].summary.find("is virtual"), std::string::npos) << width[0].summary;
+  EXPECT_EQ(width[0].decision.find("reseat"), width[0].decision.find("reseat from the guest"));
+  EXPECT_NE(width[0].decision.find("provider"), std::string::npos);
+  EXPECT_NE(EvidenceValue(width[0], "virtual_machine").find("QEMU"), std::string::npos);
+  // The virtual port's Gen1 neither warns nor caps the GPU's generation.
+  auto gen = FindingsWithId(fs, "pcie.link_gen_reduced");
+  ASSERT_EQ(gen.size(), 1u);
+  EXPECT_EQ(gen[0].severity, Severity::kOk);
+
+  // With the slot known (a real port) but the link below it, still a fail with the VM advice.
+  h.virtual_machine.virtual_bridges.clear();
+  port.link.width = Reading<int>::Of(16);
+  port.link.max_width = Reading<int>::Of(16);
+  port.link.speed_gts = Reading<double>::Of(16);
+  port.link.max_speed_gts = Reading<double>::Of(16);
+  Finding f = One(Evaluate(h, g), "pcie.link_width_reduced");
+  EXPECT_EQ(f.severity, Severity::kFail);
+  EXPECT_NE(f.decision.find("Stop and start the instance"), std::string::npos);
+}
+
+// An offline capture taken in a VM says so in virtualization_mode.
+TEST(PcieRules, CaptureVirtualizationModeCountsAsVm) {
+  GpuState g = HealthyGpu();
+  g.pcie_width = Reading<int>::Of(8);
+  g.virtualization_mode = Reading<std::string>::Of("Pass-Through");
+  Finding f = One(Evaluate(HostState{}, g), "pcie.link_width_reduced");
+  EXPECT_EQ(f.severity, Severity::kWarn);
+  EXPECT_EQ(EvidenceValue(f, "virtual_machine"), "virtualization_mode Pass-Through in the capture");
+  EXPECT_NE(f.decision.find("instance type"), std::string::npos);
+}
+
+// Link down at the GPU end (sysfs only: NVML no longer answers): x0, or speed "Unknown".
+TEST(PcieRules, GpuLinkDownInSysfsFails) {
+  HostState h = HealthyHost();
+  PciFunction& gpu = h.pci_gpus.value[0].gpu;
+  gpu.link.width = Reading<int>::Of(0);
+  gpu.link.speed_gts = Reading<double>::Unsupported("link speed 'Unknown'");
+  gpu.link.speed_unknown = true;
+  GpuInventory none;
+  none.state = GpuSourceState::kDriverNotLoaded;
+  auto fs = Evaluate(h, none);
+  Finding f = One(fs, "pcie.link_width_reduced", "pci 0000:3b:00.0");
+  EXPECT_EQ(f.severity, Severity::kFail);
+  EXPECT_EQ(f.summary, "PCIe link down (x0 on a x16 link): the device below is gone");
+
+  // Width still reads 16 but the speed is "Unknown": the link is down too.
+  gpu.link.width = Reading<int>::Of(16);
+  f = One(Evaluate(h, none), "pcie.link_width_reduced", "pci 0000:3b:00.0");
+  EXPECT_EQ(f.severity, Severity::kFail);
+  EXPECT_NE(f.summary.find("speed Unknown"), std::string::npos) << f.summary;
+
+  // A GPU put to sleep by runtime power management is not a link down.
+  gpu.power_state = Reading<std::string>::Of("D3cold");
+  f = One(Evaluate(h, none), "pcie.link_width_reduced", "pci 0000:3b:00.0");
+  EXPECT_EQ(f.severity, Severity::kInfo);
+  EXPECT_NE(f.summary.find("powered down (D3cold)"), std::string::npos);
+}
+
+// A Gen4 card in a Gen3 host: the link at Gen3 under load is the host's maximum, info with the
+// cost; below Gen3 under load still warns.
+TEST(PcieRules, Gen3HostWithGen4CardIsInfoWithTheCost) {
+  GpuState g = HealthyGpu();
+  g.pcie_gen = Reading<int>::Of(3);
+  g.pcie_gen_max = Reading<int>::Of(3);  // NVML's maximum counts the host already
+  HostState h = HealthyHost();
+  PciFunction& port = *h.pci_gpus.value[0].upstream_bridge;
+  port.link.speed_gts = Reading<double>::Of(8);
+  port.link.max_speed_gts = Reading<double>::Of(8);
+  h.pci_gpus.value[0].gpu.link.speed_gts = Reading<double>::Of(8);  // GPU LnkCap stays 16 GT/s
+  auto gen = FindingsWithId(Evaluate(h, g), "pcie.link_gen_reduced");
+  ASSERT_EQ(gen.size(), 2u);
+  EXPECT_EQ(gen[0].severity, Severity::kInfo);
+  EXPECT_EQ(gen[0].summary,
+            "Gen3 host port, Gen4 GPU: the link tops out at Gen3, 50 % of the card's host-device "
+            "bandwidth (x16: 15.8 of 31.5 GB/s)");
+  EXPECT_EQ(EvidenceValue(gen[0], "host_port_max_gen"), "3");
+  EXPECT_EQ(gen[1].severity, Severity::kOk);  // the port at its own maximum
+
+  g.pcie_gen = Reading<int>::Of(2);
+  Finding f = One(Evaluate(h, g), "pcie.link_gen_reduced");
+  EXPECT_EQ(f.severity, Severity::kWarn);
+  EXPECT_EQ(f.summary, "Gen2 under load on a Gen3 link: host-device bandwidth halved");
+}
+
+// A Gen4 card in a Gen5 slot: the port reads Gen4 of Gen5, which is all the card has.
+TEST(PcieRules, OlderCardInNewerSlotIsOk) {
+  HostState h = HealthyHost();
+  h.pci_gpus.value[0].upstream_bridge->link.max_speed_gts = Reading<double>::Of(32);
+  for (const Finding& f : FindingsWithId(Evaluate(h, HealthyGpu()), "pcie.link_gen_reduced")) {
+    EXPECT_EQ(f.severity, Severity::kOk) << f.subject << ": " << f.summary;
+  }
 }
 
 TEST(PcieRules, WidthUnreadableEverywhereIsUnknown) {

@@ -32,7 +32,7 @@ void CheckEcc(const CheckInput& in, const Policy& policy, std::vector<Finding>& 
 void CheckGpuSettings(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
 // xid.*, kernel.log_access (xid_rules.cc)
 void CheckXid(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
-// numa.*, cpu.*, cgroup.*, memory.*, device.*, process.* (host_rules.cc)
+// host.virtual_machine, numa.*, cpu.*, cgroup.*, memory.*, device.*, process.* (host_rules.cc)
 void CheckHost(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
 
 // kernel.* signals beyond Xid: NFS, hung tasks, I/O errors, OOM kills, library crashes, peermem,

@@ -12,6 +12,7 @@
 #include "sources/host/pci_sysfs.h"
 #include "sources/host/process_info.h"
 #include "sources/host/system_info.h"
+#include "sources/host/virtual_machine.h"
 #include "sources/kmsg/kernel_log.h"
 
 namespace gpuvet {
@@ -25,6 +26,7 @@ HostState ReadHostState(const HostPaths& paths, const HostOptions& options) {
   host.nvidia_module_version = info.nvidia_module_version;
   host.online_cpus = ReadOnlineCpus(paths);
   host.pci_gpus = ReadPciGpus(paths);
+  host.virtual_machine = DetectVirtualMachine(paths, host.pci_gpus);
   host.cpufreq = ReadCpuFreq(paths);
   host.cgroup = ReadCgroup(paths, options.pid);
   host.meminfo = ReadMeminfo(paths);

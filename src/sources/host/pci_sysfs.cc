@@ -232,13 +232,24 @@ Result<PciFunction> ReadPciFunction(const HostPaths& paths, const std::string& h
   f.link.max_speed_gts = ReadField<double>(dir + "/max_link_speed", ParseLinkSpeed);
   f.link.width = ReadField<int>(dir + "/current_link_width", ParseLinkWidth);
   f.link.max_width = ReadField<int>(dir + "/max_link_width", ParseLinkWidth);
-  // Current width 0 on a bridge port that has a link (max width > 0) is its downstream link being
-  // down, as above a GPU that fell off the bus: a reading (x0), not "not reported". Endpoints keep
-  // "not reported" (virtual machines show 0 for links they do not model).
-  constexpr uint32_t kPciBridgeClass = 0x0604;
-  if ((f.class_code >> 8) == kPciBridgeClass && f.link.width.unsupported() &&
-      f.link.width.note.find("link width 0") != std::string::npos && f.link.max_width.has()) {
+  // Current width 0 while the maximum is known is a link that is down (a GPU that fell off the
+  // bus, a link that never trained, or the port above it): a reading (x0), not "not reported".
+  // Functions that do not model a link (emulated devices in a VM) show 0 for both and stay
+  // "not reported".
+  if (f.link.width.unsupported() && f.link.width.note.find("link width 0") != std::string::npos &&
+      f.link.max_width.has()) {
     f.link.width = Reading<int>::Of(0);
+  }
+  f.link.speed_unknown = f.link.speed_gts.unsupported() &&
+                         f.link.speed_gts.note.find("'Unknown'") != std::string::npos &&
+                         f.link.max_speed_gts.has();
+  auto power = ReadAttribute(dir + "/power_state");
+  if (power.ok() && !power->empty()) {
+    f.power_state = Reading<std::string>::Of(*power);
+  } else if (!power.ok() && power.status().code() != StatusCode::kNotFound) {
+    f.power_state = Reading<std::string>::Error(power.status().message());
+  } else {
+    f.power_state = Reading<std::string>::Unsupported(dir + "/power_state absent");
   }
   f.aer = ReadAer(dir);
   f.numa_node = ReadNumaNode(dir + "/numa_node");

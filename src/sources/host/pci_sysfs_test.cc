@@ -154,15 +154,19 @@ TEST(PciReadTest, GpuWithBridgeSortedAndFiltered) {
   const GpuPciTopology& b = (*r)[1];
   EXPECT_EQ(b.gpu.address, "0000:80:00.0");
   EXPECT_FALSE(b.upstream_bridge.has_value());
+  // "Unknown" and 0 against a known maximum: the link is down (a reading, not "not reported").
   EXPECT_TRUE(b.gpu.link.speed_gts.unsupported());
-  EXPECT_TRUE(b.gpu.link.width.unsupported());
+  EXPECT_TRUE(b.gpu.link.speed_unknown);
+  ASSERT_TRUE(b.gpu.link.width.has()) << b.gpu.link.width.note;
+  EXPECT_EQ(*b.gpu.link.width, 0);
+  EXPECT_TRUE(b.gpu.power_state.unsupported());  // a kernel before 5.17
   EXPECT_TRUE(b.gpu.numa_node.unsupported());
   EXPECT_EQ(b.gpu.numa_node.note, "firmware gives no NUMA node (numa_node -1)");
   EXPECT_TRUE(b.gpu.aer.unsupported());
 }
 
 // A root port above a GPU that fell off the bus: current width 0 of 16 is a link that is down
-// (x0), while an endpoint reporting 0 stays "not reported".
+// (x0), and so is the GPU's own "Unknown" speed and width 0 against its known maximum.
 TEST(PciReadTest, BridgeWithWidthZeroHasItsLinkDown) {
   PciTree fx;
   const std::string bridge = "sys/devices/pci0000:da/0000:da:01.0";
@@ -180,7 +184,31 @@ TEST(PciReadTest, BridgeWithWidthZeroHasItsLinkDown) {
   ASSERT_TRUE(up.width.has()) << up.width.note;
   EXPECT_EQ(*up.width, 0);
   EXPECT_EQ(*up.max_width, 16);
-  EXPECT_TRUE((*r)[0].gpu.link.width.unsupported());
+  EXPECT_FALSE(up.speed_unknown);
+  const PciLink& own = (*r)[0].gpu.link;
+  ASSERT_TRUE(own.width.has()) << own.width.note;
+  EXPECT_EQ(*own.width, 0);
+  EXPECT_TRUE(own.speed_unknown);
+}
+
+// A function that models no link at all (an emulated device in a VM: maximum 0 and "Unknown"
+// too) stays "not reported"; power_state is read where the kernel has it.
+TEST(PciReadTest, NoLinkModelledIsNotReportedAndPowerStateIsRead) {
+  PciTree fx;
+  const std::string gpu = "sys/devices/pci0000:00/0000:00:1e.0";
+  fx.Function(gpu, "0x10de", "0x030200", "Unknown", "0");
+  fx.Write(gpu + "/max_link_speed", "Unknown\n");
+  fx.Write(gpu + "/max_link_width", "0\n");
+  fx.Write(gpu + "/power_state", "D3cold\n");
+  fx.Link("sys/bus/pci/devices/0000:00:1e.0", "../../../devices/pci0000:00/0000:00:1e.0");
+  auto r = ReadPciGpus(HostPaths(fx.root()));
+  ASSERT_TRUE(r.has()) << r.note;
+  ASSERT_EQ(r->size(), 1u);
+  const PciFunction& f = (*r)[0].gpu;
+  EXPECT_TRUE(f.link.width.unsupported());
+  EXPECT_FALSE(f.link.speed_unknown);
+  ASSERT_TRUE(f.power_state.has()) << f.power_state.note;
+  EXPECT_EQ(*f.power_state, "D3cold");
 }
 
 TEST(PciReadTest, GarbledFieldsAreErrorsNamingTheFile) {

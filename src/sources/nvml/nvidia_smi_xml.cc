@@ -215,6 +215,9 @@ GpuState ParseGpu(pugi::xml_node gpu, int index) {
   g.pcie_width = ToInt(at(link + "/link_widths/current_link_width"), "x");
   g.pcie_width_max = ToInt(at(link + "/link_widths/max_link_width"), "x");
   g.pcie_replay_counter = ToUint(at("pci/replay_counter"), "");
+  // "Pass-Through" or "VGPU": the capture was taken in a virtual machine (the PCIe rules judge
+  // its link without reseat advice).
+  g.virtualization_mode = ToText(at("gpu_virtualization_mode/virtualization_mode"));
 
   g.ecc_enabled = ToBool(at("ecc_mode/current_ecc"));
   g.ecc_pending_enabled = ToBool(at("ecc_mode/pending_ecc"));
