@@ -227,6 +227,30 @@ constexpr CatalogueEntry kCatalogue[] = {
      "Compare NCCL, its net plugin (aws-ofi-nccl, nccl-rdma-sharp) and the CUDA/driver versions "
      "with a known-good node; rerun with NCCL_DEBUG=INFO. The same library crashing in many jobs "
      "on one node only points at that node's installed stack."},
+    {"kernel.cpu_stall", "kernel", "CPU soft lockups, hard lockups and RCU stalls",
+     "The kernel's watchdogs saw a CPU stuck in the kernel for tens of seconds (soft lockup), a "
+     "CPU that stopped taking interrupts (hard lockup) or RCU grace periods that did not end (RCU "
+     "stall). Every job on that CPU stalls meanwhile; common causes are a driver spinning with "
+     "interrupts off (GPU, NIC, storage), firmware (SMIs) or an overloaded, swapping host.",
+     "Read the stack trace after the message to see which driver or task held the CPU; update "
+     "that driver or firmware. A hard lockup leaves the kernel in doubt: drain the node and "
+     "reboot. Repeated soft lockups under GPU jobs point at the NVIDIA driver or the IOMMU "
+     "configuration."},
+    {"kernel.crash", "kernel", "Kernel panics, Oopses and BUGs",
+     "The kernel crashed or hit a BUG: `Kernel panic - not syncing`, `Oops:` or `BUG:` lines, "
+     "live or in a pstore/ERST dump the firmware kept from an earlier boot. After an Oops the "
+     "running kernel is in doubt; a panic took the node down. A crash provoked on purpose (SysRq "
+     "'c', a crash-test module, LKDTM) is a kdump or pstore test, not a fault (info).",
+     "Drain the node and read the whole report (the RIP and call trace name the driver); update "
+     "or remove that driver, check memory (EDAC, kernel.edac_memory) and reboot before the node "
+     "takes work again. Clear old pstore records after reading them."},
+    {"kernel.edac_memory", "kernel", "Host memory (EDAC) errors",
+     "The EDAC driver logged memory errors on a memory controller: corrected errors (CE) were "
+     "fixed by ECC; uncorrectable ones (UE) corrupted data or killed processes. A stream of "
+     "corrected errors on one DIMM means it is wearing out.",
+     "For uncorrectable errors drain the node and replace the DIMM the message names (check "
+     "`edac-util -v`, the BMC's SEL); for 10 or more corrected errors plan the replacement and "
+     "watch the rate."},
     {"kernel.hung_task", "kernel", "Tasks blocked in the kernel",
      "The kernel's hung-task detector saw tasks stuck in uninterruptible sleep (D state) for "
      "more than its timeout (120 s by default): usually waiting on storage or a network "
@@ -254,6 +278,30 @@ constexpr CatalogueEntry kCatalogue[] = {
      "Check the NFS server's load and the network path to it (drops, MTU, bonding); move "
      "checkpoints and hot datasets to local NVMe or a parallel filesystem, and write checkpoints "
      "asynchronously."},
+    {"kernel.nic_slot_power", "kernel", "NICs short of PCIe slot power",
+     "A Mellanox/NVIDIA ConnectX NIC reported `Detected insufficient power on the PCIe slot`: the "
+     "slot advertises less power than the card needs (or advertises none). Some firmware then "
+     "throttles the NIC (reports of ConnectX-7 capped near 13 Gb/s); on many servers the message "
+     "is benign because the BIOS under-reports slot power.",
+     "Confirm before acting: `lspci -vv -s ADDR | grep -i SlotPowerLimit` and an RDMA bandwidth "
+     "test (`ib_write_bw`) against a known-good node. If the NIC is slow, fix the slot power "
+     "setting in the BIOS, move the card to a slot that supplies its power, or update the NIC "
+     "firmware."},
+    {"kernel.nvlink_training", "kernel", "NVLink links that failed to train",
+     "The driver logged NVLink links that did not come up at initialisation (link training or "
+     "receiver detection failed, e.g. `postRxDetLinkMask failed`). Peer-to-peer traffic over "
+     "those links falls back to PCIe or fails, and on NVSwitch systems the GPU may not join the "
+     "fabric.",
+     "Drain the node; check `nvidia-smi nvlink -s` and the fabric-manager log, reset the GPUs "
+     "(and NVSwitches) or reboot; if the same links fail again, inspect the NVLink cables, "
+     "bridges or baseboard."},
+    {"kernel.nvswitch_sxid", "kernel", "NVSwitch SXid errors",
+     "An NVSwitch logged SXid errors (the switch's counterpart of Xid). Fatal SXids stop the "
+     "switch's links and the GPUs' NVLink traffic across it; non-fatal ones were corrected but "
+     "mean a degrading link or switch.",
+     "For fatal SXids drain the node and reset the fabric (restart nvidia-fabricmanager, reset "
+     "the GPUs and switches, or reboot); repeated SXids on the same switch or link need hardware "
+     "inspection. Non-fatal ones: watch the rate and the link's error counters."},
     {"kernel.oom_kill", "kernel", "Processes ended by the OOM killer",
      "The kernel's out-of-memory killer ended a process, either because its cgroup (container, "
      "Slurm job) hit its memory limit or because the host ran out of memory. A killed training "
@@ -434,14 +482,22 @@ constexpr CatalogueEntry kCatalogue[] = {
      "jobs hit them on this GPU alone, suspect the GPU."},
     {"xid.critical", "xid", "Xid errors that mean hardware or driver failure",
      "The driver logged Xid errors that mean the GPU, its memory, NVLink or the PCIe link failed "
-     "(e.g. fallen off the bus, uncontained ECC, GSP errors).",
+     "(e.g. fallen off the bus, uncontained ECC, GSP errors, fatal NVLink5 errors, an Xid 154 "
+     "recovery action): NVIDIA's immediate action is to reset the GPU, restart the machine or "
+     "drain.",
      "Drain the node; reset the GPU or reboot as the Xid's action says, and send repeat offenders "
      "to hardware inspection."},
-    {"xid.recoverable", "xid", "Xid errors that need a reset or a watch",
-     "The driver logged Xid errors that the hardware contained (e.g. contained ECC, row remap "
-     "events, channel recovery) but which need a GPU reset or close watching.",
-     "Reset the GPU when it is free; if the same Xid repeats after resets, escalate to hardware "
-     "inspection."},
+    {"xid.informational", "xid", "Xid events NVIDIA says to ignore",
+     "The driver logged Xid events whose immediate action in NVIDIA's Xid catalogue is IGNORE "
+     "(e.g. a row remap event that repaired memory, a BMC test message, a corrected C2C error, "
+     "or Xid 154 clearing its recovery action). They are recorded for context, not faults.",
+     "No action on the node; look at them only together with other Xids or failing jobs."},
+    {"xid.recoverable", "xid", "Xid errors that need a restart or a watch",
+     "The driver logged Xid errors the hardware or driver contained (e.g. contained ECC, copy "
+     "engine errors, non-fatal NVLink5 errors) whose immediate action in NVIDIA's catalogue is to "
+     "restart the job, update software or contact support, not to reset the GPU.",
+     "Restart the affected job; reset the GPU when it is free if the Xid repeats, and escalate to "
+     "hardware inspection if it repeats after resets."},
 };
 
 }  // namespace

@@ -127,7 +127,10 @@ struct KernelLogRecord {
 struct XidEvent {
   std::string pci_address;  // normalised "0000:38:00.0"
   int xid = 0;
-  std::string first_time, last_time;
+  // What the message adds to the code: NVLink5 (144-150) "fatal"/"nonfatal" (events are grouped
+  // by it); Xid 154 the recovery action of its latest report ("Drain and Reset"); "" otherwise.
+  std::string detail;
+  std::string first_time, last_time;  // ISO 8601 where the log's time allows, else as printed
   int count = 0;
   std::string sample;  // the first message text, for evidence
 };
@@ -137,8 +140,16 @@ struct XidEvent {
 struct XidOccurrence {
   std::string pci_address;  // normalised "0000:38:00.0"
   int xid = 0;
-  std::string time;  // the record's time as printed ("" when the line had none)
-  std::string text;  // the message text
+  std::string time;    // the record's time as printed ("" when the line had none)
+  std::string text;    // the message text
+  std::string detail;  // as XidEvent::detail, from this report's message
+};
+
+// One "NVRM: Rate limiting GSP RPC error prints for GPU at PCI:… (printing 1 of every N)" line.
+struct XidRateLimit {
+  std::string pci_address;  // normalised "0000:61:00.0"
+  int every = 0;            // N
+  std::string time;         // ISO 8601 where the log's time allows, else as printed
 };
 
 // Kernel log signals other than Xid (sources/kmsg/kernel_log_signals.h classifies the lines).
@@ -150,6 +161,12 @@ enum class KernelSignal {
   kCommLibSegfault,   // "segfault at … in libnccl.so…" and GPU/RDMA libraries  (key: library)
   kPeermemError,      // nvidia-peermem / nv_peer_mem errors  (key: function or message)
   kPcieAer,           // "AER: Corrected error received: 0000:3b:00.0"  (key: address + severity)
+  kNvswitchSxid,    // "nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 24007, Fatal, …"  (key: switch)
+  kNvlinkTraining,  // NVLink link training failures  (key: device or link)
+  kKernelCrash,     // "Kernel panic - not syncing", "Oops:", "BUG: …"  (key: "kernel")
+  kCpuStall,        // soft/hard lockups and RCU stalls  (key: CPU or "rcu")
+  kEdacMemory,      // "EDAC MC0: 1 CE/UE memory … error on …"  (key: memory controller)
+  kNicSlotPower,    // "mlx5_core …: Detected insufficient power on the PCIe slot"  (key: address)
 };
 
 // One kernel log line that matched a signal, with its time: the per-event stream `analyze` can
@@ -158,11 +175,17 @@ struct KernelSignalEvent {
   KernelSignal signal = KernelSignal::kIoError;
   std::string key;  // what the event is about (server, device, comm, library, address)
   // Sub-kind: nfs "still_trying"/"timed_out"; io "block", "buffer", "ext4", "xfs",
-  // "nvme_timeout", "nvme_reset"; oom "cgroup"/"system"; aer "corrected", "uncorrected_nonfatal",
-  // "uncorrected_fatal"; comm_lib_segfault: the crashing comm; "" otherwise.
+  // "nvme_timeout", "nvme_reset", "nvme_disabled", "nvme_path_lost", "beyond_end", "md_degraded",
+  // "md_failed"; oom "cgroup"/"system"; aer "corrected", "uncorrected_nonfatal",
+  // "uncorrected_fatal"; comm_lib_segfault: the crashing comm; sxid "fatal"/"nonfatal"; crash
+  // "panic"/"oops"/"bug", with "_deliberate" appended when a SysRq or test module triggered it;
+  // cpu_stall "soft_lockup"/"hard_lockup"/"rcu_stall"; edac "ce"/"ue"; "" otherwise.
   std::string detail;
-  std::string extra;        // "pid 4242", an AER error type ("Physical Layer"), or ""
-  double value = -1;        // hung task: the seconds it was blocked for; -1 otherwise
+  // "pid 4242", an AER error type ("Physical Layer"), an SXid code, a crash reason, or ""
+  std::string extra;
+  // hung task: the seconds it was blocked for; soft lockup: seconds stuck; EDAC: error count;
+  // -1 otherwise
+  double value = -1;
   std::string time;         // as printed
   double monotonic_s = -1;  // seconds since boot when the log format carries it, else -1
   double epoch_s = -1;      // Unix time when the line has an ISO time with a zone, else -1
@@ -180,6 +203,7 @@ struct KernelEvent {
   std::string sample;               // the first message text
   std::vector<std::string> extras;  // e.g. the PIDs an OOM kill ended, AER error types (few)
   double max_value = -1;            // the largest KernelSignalEvent::value (hung seconds)
+  double sum_value = 0;             // the sum of the positive values (EDAC error counts)
 };
 
 // One NFS outage: "not responding" up to the matching "OK" of the same server.
@@ -195,6 +219,7 @@ struct KernelLogState {
   Reading<int> record_count;   // error/unsupported with the reason when the log was unreadable
   std::vector<XidEvent> xids;  // deduplicated per (pci_address, xid), sorted by address then xid
   std::vector<XidOccurrence> xid_occurrences;  // every Xid record, in log order
+  std::vector<XidRateLimit> xid_rate_limits;   // the driver's rate-limit notices, in log order
   std::vector<KernelEvent> events;             // non-Xid signals, sorted by signal, key, detail
   std::vector<NfsOutage> nfs_outages;          // in log order
 };

@@ -8,7 +8,7 @@ namespace {
 
 XidOccurrence Xid(const std::string& time, int xid, const std::string& addr = "0000:3b:00.0") {
   return {addr, xid, time,
-          "NVRM: Xid (PCI:" + addr.substr(0, 12) + "): " + std::to_string(xid) + ", pid=1"};
+          "NVRM: Xid (PCI:" + addr.substr(0, 12) + "): " + std::to_string(xid) + ", pid=1", ""};
 }
 
 uint64_t Total(const XidCounter& c, const std::string& addr, int xid) {

@@ -1,8 +1,12 @@
 // Kernel log signals beyond Xid: one finding per NFS server, hung task, failing device, OOM-killed
-// process, crashing library, peermem error and AER source, with the deduplicated count and
-// first/last time as evidence. Severities: an NFS outage still open at the end of the log, I/O
-// errors and fatal AER (or non-fatal AER on a GPU or its bridge) fail; the rest warn, except a few
-// corrected AER errors (info). An ok finding per signal when the log has none.
+// process, crashing library, peermem error, AER source, NVSwitch, NVLink training failure, kernel
+// crash, CPU stall kind, memory controller and NIC slot-power report, with the deduplicated count
+// and first/last time as evidence. Severities: an NFS outage still open at the end of the log, I/O
+// errors (NVMe gone or without a path, md array failed, beyond-end accesses), fatal AER (or
+// non-fatal AER on a GPU or its bridge), fatal SXids, NVLink training failures, kernel crashes,
+// hard lockups and uncorrectable EDAC errors fail; a crash provoked on purpose (SysRq, crash-test
+// module) and fewer than 10 corrected AER or EDAC errors are info; the rest warn. An ok finding
+// per signal when the log has none.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +22,9 @@ namespace {
 // Corrected AER errors at or above this count in one log warn; fewer are informational (single
 // corrected errors happen on healthy links; a stream of them means a marginal one).
 constexpr int kAerCorrectedWarnCount = 10;
+// Corrected DRAM errors (EDAC CE) at or above this count warn: a DIMM that keeps correcting is
+// wearing out; single ones happen on healthy memory.
+constexpr int kEdacCorrectedWarnCount = 10;
 
 std::string LastAt(const KernelEvent& ev) {
   if (ev.last_time.empty()) return "";
@@ -55,6 +62,18 @@ std::string Id(KernelSignal signal) {
       return "kernel.comm_lib_segfault";
     case KernelSignal::kPeermemError:
       return "kernel.peermem_error";
+    case KernelSignal::kNvswitchSxid:
+      return "kernel.nvswitch_sxid";
+    case KernelSignal::kNvlinkTraining:
+      return "kernel.nvlink_training";
+    case KernelSignal::kKernelCrash:
+      return "kernel.crash";
+    case KernelSignal::kCpuStall:
+      return "kernel.cpu_stall";
+    case KernelSignal::kEdacMemory:
+      return "kernel.edac_memory";
+    case KernelSignal::kNicSlotPower:
+      return "kernel.nic_slot_power";
     case KernelSignal::kPcieAer:
       break;
   }
@@ -131,7 +150,25 @@ std::string_view IoKind(const std::string& detail) {
   if (detail == "xfs") return "XFS filesystem errors";
   if (detail == "nvme_timeout") return "NVMe command timeouts";
   if (detail == "nvme_reset") return "NVMe controller failures/resets";
+  if (detail == "nvme_disabled") return "NVMe drive disabled after a failed reset";
+  if (detail == "nvme_path_lost") return "NVMe namespace without a usable path";
+  if (detail == "beyond_end") return "accesses beyond the end of the device";
+  if (detail == "md_degraded") return "md RAID member failures (array degraded)";
+  if (detail == "md_failed") return "md RAID array failures";
   return "block I/O errors";
+}
+
+// What one kind of crash means, for the summary.
+std::string_view CrashName(const std::string& detail) {
+  if (StartsWith(detail, "panic")) return "kernel panic";
+  if (StartsWith(detail, "oops")) return "kernel Oops";
+  return "kernel BUG";
+}
+
+std::string_view StallName(const std::string& detail) {
+  if (detail == "hard_lockup") return "hard lockups (a CPU stopped taking interrupts)";
+  if (detail == "rcu_stall") return "RCU stalls";
+  return "soft lockups (a CPU stuck in the kernel)";
 }
 
 std::string_view AerName(const std::string& detail) {
@@ -182,12 +219,81 @@ Finding EventFinding(const CheckInput& in, const KernelEvent& ev) {
           with({{"task", ev.key, ""}, {"longest_blocked_s", secs, ""}}));
     }
     case KernelSignal::kIoError: {
-      Severity sev = ev.detail == "nvme_timeout" ? Severity::kWarn : Severity::kFail;
+      // A timeout is retried and a degraded md array still serves I/O: warn. The rest lost I/O.
+      Severity sev = ev.detail == "nvme_timeout" || ev.detail == "md_degraded" ? Severity::kWarn
+                                                                               : Severity::kFail;
+      std::string device = ev.key.empty() ? "an unnamed device" : ev.key;
       return MakeFinding(
-          "kernel.io_error", "/dev/" + ev.key, sev,
-          fmt::format("{} on {} ×{}{}", IoKind(ev.detail), ev.key, ev.count, LastAt(ev)),
+          "kernel.io_error", ev.key.empty() ? "host" : "/dev/" + ev.key, sev,
+          fmt::format("{} on {} ×{}{}", IoKind(ev.detail), device, ev.count, LastAt(ev)),
           with({{"device", ev.key, ""}, {"kind", ev.detail, ""}}));
     }
+    case KernelSignal::kNvswitchSxid: {
+      bool fatal = ev.detail == "fatal";
+      return MakeFinding(
+          "kernel.nvswitch_sxid", "nvswitch " + ev.key, fatal ? Severity::kFail : Severity::kWarn,
+          fmt::format("NVSwitch {} {} SXid errors ×{}{}", ev.key, fatal ? "fatal" : "non-fatal",
+                      ev.count, LastAt(ev)),
+          with({{"nvswitch", ev.key, ""}, {"severity", fatal ? "fatal" : "non-fatal", ""}}));
+    }
+    case KernelSignal::kNvlinkTraining: {
+      auto [subject, role] = PciSubject(in, ev.key);
+      if (role == "not a GPU or GPU bridge") subject = "host";
+      return MakeFinding(
+          "kernel.nvlink_training", subject, Severity::kFail,
+          fmt::format("NVLink links failed to train ({}) ×{}{}", ev.key, ev.count, LastAt(ev)),
+          with({{"where", ev.key, ""}}));
+    }
+    case KernelSignal::kKernelCrash: {
+      bool deliberate = EndsWith(ev.detail, "_deliberate");
+      std::string reason = ev.extras.empty() ? "" : ev.extras.front();
+      Finding f = MakeFinding(
+          "kernel.crash", "host", deliberate ? Severity::kInfo : Severity::kFail,
+          deliberate ? fmt::format("{} provoked on purpose (SysRq or a crash-test module) ×{}{}",
+                                   CrashName(ev.detail), ev.count, LastAt(ev))
+                     : fmt::format("{} ×{}{}{}", CrashName(ev.detail), ev.count,
+                                   reason.empty() ? "" : ": " + reason, LastAt(ev)),
+          with({{"kind", ev.detail, ""}, {"deliberate", deliberate ? "yes" : "no", ""}}));
+      if (deliberate) {
+        f.decision =
+            "Nothing to repair: someone crashed the kernel on purpose (a kdump or pstore test). "
+            "Clear the saved dumps (/sys/fs/pstore, /var/lib/systemd/pstore) so a real crash "
+            "stands out next time.";
+      }
+      return f;
+    }
+    case KernelSignal::kCpuStall: {
+      Severity sev = ev.detail == "hard_lockup" ? Severity::kFail : Severity::kWarn;
+      std::vector<Evidence> e = with({{"kind", ev.detail, ""}});
+      if (ev.max_value > 0) e.push_back({"longest_stuck_s", FormatNumber(ev.max_value, 0), ""});
+      return MakeFinding(
+          "kernel.cpu_stall", "host", sev,
+          fmt::format("{} ×{}{}{}", StallName(ev.detail), ev.count,
+                      ev.max_value > 0 ? fmt::format(", longest {:.0f} s", ev.max_value) : "",
+                      LastAt(ev)),
+          std::move(e));
+    }
+    case KernelSignal::kEdacMemory: {
+      bool ue = ev.detail == "ue";
+      int errors = static_cast<int>(ev.sum_value > 0 ? ev.sum_value : ev.count);
+      Severity sev = ue                                  ? Severity::kFail
+                     : errors >= kEdacCorrectedWarnCount ? Severity::kWarn
+                                                         : Severity::kInfo;
+      std::vector<Evidence> e = with({{"memory_controller", ev.key, ""},
+                                      {"errors", std::to_string(errors),
+                                       ue ? "" : fmt::format("< {}", kEdacCorrectedWarnCount)},
+                                      {"kind", ue ? "uncorrectable" : "corrected", ""}});
+      return MakeFinding("kernel.edac_memory", "host memory " + ev.key, sev,
+                         fmt::format("{} {} host memory error{} on {}{}", errors,
+                                     ue ? "uncorrectable" : "corrected", errors == 1 ? "" : "s",
+                                     ev.key, LastAt(ev)),
+                         std::move(e));
+    }
+    case KernelSignal::kNicSlotPower:
+      return MakeFinding("kernel.nic_slot_power", "host", Severity::kWarn,
+                         fmt::format("{} NIC report{} of insufficient PCIe slot power ({}){}",
+                                     ev.count, ev.count == 1 ? "" : "s", ev.key, LastAt(ev)),
+                         with({{"required", ev.key, ""}}));
     case KernelSignal::kOomKill: {
       bool cgroup = ev.detail == "cgroup";
       return MakeFinding(
@@ -253,6 +359,12 @@ void CheckKernelSignals(const CheckInput& in, const Policy& /*policy*/, std::vec
       {KernelSignal::kCommLibSegfault, "crash in a GPU communication library"},
       {KernelSignal::kPeermemError, "peermem error"},
       {KernelSignal::kPcieAer, "PCIe AER report"},
+      {KernelSignal::kNvswitchSxid, "NVSwitch SXid error"},
+      {KernelSignal::kNvlinkTraining, "NVLink training failure"},
+      {KernelSignal::kKernelCrash, "kernel panic, Oops or BUG"},
+      {KernelSignal::kCpuStall, "soft lockup, hard lockup or RCU stall"},
+      {KernelSignal::kEdacMemory, "EDAC memory error"},
+      {KernelSignal::kNicSlotPower, "NIC slot-power warning"},
   };
   for (const Kind& k : kKinds) {
     std::vector<const KernelEvent*> events = EventsOf(log, k.signal);

@@ -3,6 +3,8 @@
 // findings when the log is clean, and silence when the log could not be read.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "rules/rules.h"
 #include "testing/findings.h"
 #include "testing/gpu_builders.h"
@@ -47,8 +49,10 @@ struct Fixture {
 TEST(KernelSignalRulesTest, CleanLogGivesOneOkPerSignal) {
   Fixture fx;
   std::vector<Finding> out = fx.Run();
-  ASSERT_EQ(out.size(), 7u);
+  ASSERT_EQ(out.size(), 13u);
   for (const Finding& f : out) EXPECT_EQ(f.severity, Severity::kOk) << f.id;
+  EXPECT_EQ(OnlyFinding(out, "kernel.crash").summary,
+            "no kernel panic, Oops or BUG in 500 kernel log records");
   EXPECT_EQ(OnlyFinding(out, "kernel.io_error").summary,
             "no block or filesystem I/O error in 500 kernel log records");
 }
@@ -114,6 +118,89 @@ TEST(KernelSignalRulesTest, SeveritiesPerSignal) {
   EXPECT_EQ(seg.summary, "python3 crashed in libnccl.so ×2, last 2026-01-01T12:00:00");
   EXPECT_EQ(OnlyFinding(out, "kernel.peermem_error").severity, Severity::kWarn);
   EXPECT_EQ(OnlyFinding(out, "kernel.pcie_aer").severity, Severity::kOk);
+}
+
+TEST(KernelSignalRulesTest, SeveritiesOfTheHostFaultsPeersCatch) {
+  Fixture fx;
+  KernelEvent soft = Event(KernelSignal::kCpuStall, "host", "soft_lockup", 2);
+  soft.max_value = 48;
+  KernelEvent ce = Event(KernelSignal::kEdacMemory, "MC1", "ce", 12);
+  ce.sum_value = 12;
+  KernelEvent few = Event(KernelSignal::kEdacMemory, "MC2", "ce", 3);
+  few.sum_value = 3;
+  KernelEvent ue = Event(KernelSignal::kEdacMemory, "MC3", "ue", 1);
+  ue.sum_value = 1;
+  KernelEvent panic = Event(KernelSignal::kKernelCrash, "kernel", "panic", 1,
+                            "BUG: kernel NULL pointer dereference, address: 0000000000000008");
+  panic.extras = {"Fatal exception"};
+  fx.host.kernel_log.events = {
+      Event(KernelSignal::kIoError, "nvme1", "nvme_disabled", 1),
+      Event(KernelSignal::kIoError, "nvme2n1", "nvme_path_lost", 1),
+      Event(KernelSignal::kIoError, "md0", "md_degraded", 1),
+      Event(KernelSignal::kIoError, "md1", "md_failed", 1),
+      Event(KernelSignal::kIoError, "", "beyond_end", 1),
+      Event(KernelSignal::kNvswitchSxid, "0000:08:00.0", "fatal", 1),
+      Event(KernelSignal::kNvswitchSxid, "0000:07:00.0", "nonfatal", 4),
+      Event(KernelSignal::kNvlinkTraining, "0000:18:00.0", "", 1),
+      panic,
+      soft,
+      Event(KernelSignal::kCpuStall, "host", "hard_lockup", 1),
+      ce,
+      few,
+      ue,
+      Event(KernelSignal::kNicSlotPower, "27W", "", 13),
+  };
+  std::stable_sort(fx.host.kernel_log.events.begin(), fx.host.kernel_log.events.end(),
+                   [](const KernelEvent& a, const KernelEvent& b) { return a.signal < b.signal; });
+  std::vector<Finding> out = fx.Run();
+  EXPECT_EQ(OnlyFinding(out, "kernel.io_error", "/dev/nvme1").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(out, "kernel.io_error", "/dev/nvme2n1").severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(out, "kernel.io_error", "/dev/md0").severity, Severity::kWarn);
+  EXPECT_EQ(OnlyFinding(out, "kernel.io_error", "/dev/md1").severity, Severity::kFail);
+  Finding beyond = OnlyFinding(out, "kernel.io_error", "host");
+  EXPECT_EQ(beyond.severity, Severity::kFail);
+  EXPECT_EQ(beyond.summary,
+            "accesses beyond the end of the device on an unnamed device ×1, at "
+            "2026-01-01T12:00:00");
+  EXPECT_EQ(OnlyFinding(out, "kernel.nvswitch_sxid", "nvswitch 0000:08:00.0").severity,
+            Severity::kFail);
+  Finding nonfatal = OnlyFinding(out, "kernel.nvswitch_sxid", "nvswitch 0000:07:00.0");
+  EXPECT_EQ(nonfatal.severity, Severity::kWarn);
+  EXPECT_EQ(nonfatal.summary,
+            "NVSwitch 0000:07:00.0 non-fatal SXid errors ×4, last 2026-01-01T12:00:00");
+  Finding nvlink = OnlyFinding(out, "kernel.nvlink_training");
+  EXPECT_EQ(nvlink.severity, Severity::kFail);
+  EXPECT_EQ(nvlink.subject, "gpu0 (0000:18:00.0)");
+  Finding crash = OnlyFinding(out, "kernel.crash");
+  EXPECT_EQ(crash.severity, Severity::kFail);
+  EXPECT_EQ(crash.summary, "kernel panic ×1: Fatal exception, at 2026-01-01T12:00:00");
+  auto stalls = test::FindingsWithId(out, "kernel.cpu_stall");
+  ASSERT_EQ(stalls.size(), 2u);
+  EXPECT_EQ(stalls[0].severity, Severity::kWarn);
+  EXPECT_EQ(stalls[0].summary,
+            "soft lockups (a CPU stuck in the kernel) ×2, longest 48 s, last 2026-01-01T12:00:00");
+  EXPECT_EQ(stalls[1].severity, Severity::kFail);
+  EXPECT_EQ(OnlyFinding(out, "kernel.edac_memory", "host memory MC1").severity, Severity::kWarn);
+  EXPECT_EQ(OnlyFinding(out, "kernel.edac_memory", "host memory MC2").severity, Severity::kInfo);
+  EXPECT_EQ(OnlyFinding(out, "kernel.edac_memory", "host memory MC3").severity, Severity::kFail);
+  Finding nic = OnlyFinding(out, "kernel.nic_slot_power");
+  EXPECT_EQ(nic.severity, Severity::kWarn);
+  EXPECT_EQ(nic.summary,
+            "13 NIC reports of insufficient PCIe slot power (27W), last 2026-01-01T12:00:00");
+}
+
+TEST(KernelSignalRulesTest, DeliberateCrashIsInfoWithItsOwnDecision) {
+  Fixture fx;
+  fx.host.kernel_log.events = {Event(KernelSignal::kKernelCrash, "kernel", "panic_deliberate", 1,
+                                     "Kernel panic - not syncing: Test panic triggered by "
+                                     "crash_test module")};
+  Finding crash = OnlyFinding(fx.Run(), "kernel.crash");
+  EXPECT_EQ(crash.severity, Severity::kInfo);
+  EXPECT_EQ(crash.summary,
+            "kernel panic provoked on purpose (SysRq or a crash-test module) ×1, at "
+            "2026-01-01T12:00:00");
+  EXPECT_EQ(EvidenceValue(crash, "deliberate"), "yes");
+  EXPECT_NE(crash.decision.find("on purpose"), std::string::npos);
 }
 
 TEST(KernelSignalRulesTest, AerTiedToGpuOrBridge) {

@@ -243,6 +243,7 @@ KernelLogState ReadKernelLog(const HostPaths& paths, const std::string& log_file
   state.record_count = Reading<int>::Of(static_cast<int>(records.size()));
   state.xid_occurrences = ExtractXidOccurrences(records);
   state.xids = GroupXidOccurrences(state.xid_occurrences);
+  state.xid_rate_limits = ExtractXidRateLimits(records);
   state.events = ExtractKernelEvents(records);
   state.nfs_outages = ExtractNfsOutages(records);
   return state;

@@ -40,7 +40,11 @@ KernelLogFormat DetectKernelLogFormat(std::string_view text);
 // Finds NVIDIA Xid reports in `records`: "NVRM: Xid (PCI:0000:38:00): 13, pid=…, …" and its
 // variants (no "PCI:" prefix, no pid, MIG "(PCI:… GPU-I:05)", NVLink5 extended forms), plus
 // "NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus." as Xid 79 (not counted again when it
-// directly follows an Xid 79 line of the same GPU). Addresses are normalised to "0000:38:00.0".
+// directly follows an Xid 79 line of the same GPU), and the probe-time report without an Xid
+// number ("NVRM: The NVIDIA GPU 0000:5d:00.0" … "fallen off the bus and is not responding to
+// commands.", in one, two or three lines) as Xid 79 on that address ("" when no address line
+// precedes it within 3 records). NVLink5 reports carry "fatal"/"nonfatal" and Xid 154 its new
+// recovery action as detail. Addresses are normalised to "0000:38:00.0".
 // Events are deduplicated per (address, xid) with count, first/last time and the first message
 // as sample, and sorted by address then xid.
 std::vector<XidEvent> ExtractXidEvents(const std::vector<KernelLogRecord>& records);
@@ -49,8 +53,14 @@ std::vector<XidEvent> ExtractXidEvents(const std::vector<KernelLogRecord>& recor
 // fallen-off-the-bus echo rule as ExtractXidEvents (which groups exactly these).
 std::vector<XidOccurrence> ExtractXidOccurrences(const std::vector<KernelLogRecord>& records);
 
-// Groups occurrences per (address, xid) as ExtractXidEvents describes.
+// Groups occurrences per (address, xid) as ExtractXidEvents describes; NVLink5 codes 144-150
+// per (address, xid, fatal/nonfatal). Xid 154 events carry their latest recovery action as
+// detail. First/last times are ISO 8601 where the log's format allows (IsoLogTime).
 std::vector<XidEvent> GroupXidOccurrences(const std::vector<XidOccurrence>& occurrences);
+
+// The driver's "NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:61:00 (printing 1
+// of every 30)" notices, in log order: after one, each printed Xid 119/120 stands for up to N.
+std::vector<XidRateLimit> ExtractXidRateLimits(const std::vector<KernelLogRecord>& records);
 
 // Reads the kernel log and extracts Xid events. With a non-empty `log_file`, reads that file (any
 // format above; the last 64 MiB of larger files). Otherwise reads paths.Dev("kmsg"): a character

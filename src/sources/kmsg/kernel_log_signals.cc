@@ -15,6 +15,7 @@ namespace {
 
 using kernel_log_internal::CountDigits;
 using kernel_log_internal::NormalizePciAddress;
+using kernel_log_internal::SkipSpaces;
 
 using Match = std::optional<KernelSignalMatch>;
 
@@ -141,6 +142,10 @@ Match MatchIoError(std::string_view text) {
       if (StartsWith(what, "I/O ") && Contains(what, "timeout")) {
         return Make(KernelSignal::kIoError, dev, "nvme_timeout");
       }
+      // "nvme nvme1: Disabling device after reset failure: -19": the drive is gone.
+      if (StartsWith(what, "Disabling device")) {
+        return Make(KernelSignal::kIoError, dev, "nvme_disabled");
+      }
       for (std::string_view bad : {"controller is down", "reset controller",
                                    "Removing after probe failure", "Device not ready"}) {
         if (Contains(what, bad)) return Make(KernelSignal::kIoError, dev, "nvme_reset");
@@ -153,6 +158,51 @@ Match MatchIoError(std::string_view text) {
     std::string_view dev = text.substr(0, at);
     dev = dev.substr(dev.rfind(' ') == std::string_view::npos ? 0 : dev.rfind(' ') + 1);
     return Make(KernelSignal::kIoError, std::string(dev), "block");
+  }
+  // NVMe multipath: "block nvme0n1: no usable path - requeuing I/O", "… no available path -
+  // failing I/O".
+  if (size_t at = text.find("block nvme");
+      at != std::string_view::npos &&
+      (Contains(text, ": no usable path") || Contains(text, ": no available path"))) {
+    return Make(KernelSignal::kIoError, TokenUntil(text.substr(at + 6), ":"), "nvme_path_lost");
+  }
+  // md RAID: "md/raid1:md0: Disk failure on sdb1, disabling device." (redundancy lost) and
+  // "md/raid:md0: not enough operational devices (2/4 failed)" (the array failed).
+  if (size_t at = text.find("md/raid"); at != std::string_view::npos) {
+    std::string_view rest = text.substr(at);
+    size_t colon = rest.find(':');
+    if (colon != std::string_view::npos && colon < 16) {
+      std::string_view after = rest.substr(colon + 1);
+      std::string md = TokenUntil(after, ":");
+      if (size_t disk = after.find("Disk failure on ");
+          StartsWith(md, "md") && disk != std::string_view::npos) {
+        return Make(KernelSignal::kIoError, md, "md_degraded",
+                    TokenUntil(after.substr(disk + 16), ", "));
+      }
+      if (StartsWith(md, "md") && (Contains(after, "not enough operational devices") ||
+                                   Contains(after, "cannot start array"))) {
+        return Make(KernelSignal::kIoError, md, "md_failed");
+      }
+    }
+  }
+  // "attempt to access beyond end of device" (older kernels add "sda1: rw=0, want=…, limit=…" on
+  // the same or the next line; ClassifyKernelLog takes the device from that line).
+  if (Contains(text, "attempt to access beyond end of device")) {
+    size_t at = text.find("device");
+    std::string dev = TokenUntil(SkipSpacesAndColon(text.substr(at + 6)), ": ");
+    return Make(KernelSignal::kIoError, dev, "beyond_end");
+  }
+  // "sda1: rw=0, want=105, limit=104" / "nvme0n1p1: rw=2048, sector=…, nr_sectors = 8 limit=…":
+  // the device line of a beyond-end report.
+  if (size_t at = text.find(": rw="); at != std::string_view::npos && at > 0 && at < 32 &&
+                                      (Contains(text, "want=") || Contains(text, "sector=")) &&
+                                      Contains(text, "limit=")) {
+    std::string_view dev = Trim(text.substr(0, at));
+    if (dev.find(' ') == std::string_view::npos) {
+      KernelSignalMatch m = Make(KernelSignal::kIoError, std::string(dev), "beyond_end");
+      m.continuation = true;
+      return m;
+    }
   }
   return std::nullopt;
 }
@@ -176,6 +226,26 @@ Match MatchOom(std::string_view text) {
              "pid " + std::to_string(pid));
     m.pid = pid;
     return m;
+  }
+  // Kernels before 4.19: "Out of memory: Kill process 48211 (python3) score 912 or sacrifice
+  // child" (also "Memory cgroup out of memory: Kill process …"), then "Killed process 48211 …".
+  // ("ut of memory" matches both "Out of memory" and "cgroup out of memory".)
+  if (size_t at = text.find("Kill process ");
+      at != std::string_view::npos && Contains(text.substr(0, at), "ut of memory")) {
+    std::string_view rest = text.substr(at + 13);
+    size_t n = CountDigits(rest);
+    size_t close = rest.find(')');
+    if (n > 0 && n <= 9 && rest.size() > n + 2 && rest.substr(n, 2) == " (" &&
+        close != std::string_view::npos && close > n + 2) {
+      int pid = static_cast<int>(ParseInt(rest.substr(0, n)).value_or(0));
+      KernelSignalMatch m =
+          Make(KernelSignal::kOomKill,
+               std::string(rest.substr(n + 2, std::min<size_t>(close - n - 2, 64))),
+               Contains(text, "Memory cgroup out of memory") ? "cgroup" : "system",
+               "pid " + std::to_string(pid));
+      m.pid = pid;
+      return m;
+    }
   }
   constexpr std::string_view kKilled = "Killed process ";
   size_t at = text.find(kKilled);
@@ -265,6 +335,16 @@ std::string AerAddress(std::string_view raw) {
   return "";
 }
 
+// The normalised address, or the raw text (bounded, printable) when it is not one.
+std::string AerAddressOrRaw(std::string_view raw) {
+  if (auto a = NormalizePciAddress(raw)) return *a;
+  std::string out;
+  for (char c : raw.substr(0, 32)) {
+    if (c > ' ' && c < 127) out.push_back(c);
+  }
+  return out;
+}
+
 // The "DRIVER ADDR: " prefix the kernel's dev_printk puts before AER lines.
 std::string ReporterAddress(std::string_view text, size_t aer_at) {
   std::string_view head = Trim(text.substr(0, aer_at));
@@ -320,6 +400,162 @@ Match MatchAer(std::string_view text) {
   return std::nullopt;
 }
 
+// "nvidia-nvswitch3: SXid (PCI:0000:c6:00.0): 24007, Fatal, Link 27 sourcetrack …" and
+// "…: 12028, Non-fatal, Link 38 egress non-posted PRIV error (First)". The report's follow-up lines
+// ("12028, Severity 0 Engine instance …", "12028, Data {…}") carry no severity and are skipped.
+Match MatchSxid(std::string_view text) {
+  constexpr std::string_view kPrefix = "SXid (";
+  size_t at = text.find(kPrefix);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = text.substr(at + kPrefix.size());
+  size_t close = rest.find(')');
+  if (close == std::string_view::npos || close > 64) return std::nullopt;
+  std::string address = AerAddressOrRaw(rest.substr(0, close));
+  rest = SkipSpacesAndColon(rest.substr(close + 1));
+  size_t n = CountDigits(rest);
+  if (n == 0 || n > 6) return std::nullopt;
+  std::string code(rest.substr(0, n));
+  std::string_view after = SkipSpaces(rest.substr(n));
+  if (!StartsWith(after, ",")) return std::nullopt;
+  after = SkipSpaces(after.substr(1));
+  std::string severity;
+  if (StartsWith(after, "Non-fatal") || StartsWith(after, "Nonfatal")) {
+    severity = "nonfatal";
+  } else if (StartsWith(after, "Fatal")) {
+    severity = "fatal";
+  } else {
+    return std::nullopt;
+  }
+  return Make(KernelSignal::kNvswitchSxid, address, severity, "SXid " + code);
+}
+
+// NVLink links that did not train: "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's
+// postRxDetLinkMask failed!", "NVRM: knvlinkUpdatePostRxDetectLinkMask_IMPL: Failed to update Rx
+// Detect Link mask!", and NVLink/NVSwitch lines that say link training failed.
+Match MatchNvlinkTraining(std::string_view text) {
+  bool rx_detect = Contains(text, "postRxDetLinkMask failed") ||
+                   Contains(text, "Failed to update Rx Detect Link mask");
+  bool nvlink = Contains(text, "NVLink") || Contains(text, "nvlink") || Contains(text, "Nvlink");
+  bool training = Contains(text, "training failed") || Contains(text, "Training failed") ||
+                  Contains(text, "training failure") || Contains(text, "failed to train") ||
+                  Contains(text, "Failed to train");
+  if (!rx_detect && !(nvlink && training)) return std::nullopt;
+  // Key: the GPU's address when the line names one, else the driver function.
+  std::string key;
+  if (size_t pci = text.find("PCI:"); pci != std::string_view::npos) {
+    std::string token = TokenUntil(text.substr(pci), " )]");
+    while (!token.empty() && token.back() == ':') token.pop_back();
+    key = AerAddressOrRaw(token);
+  }
+  if (key.empty()) {
+    size_t nvrm = text.find("NVRM: ");
+    std::string_view rest = nvrm == std::string_view::npos ? text : text.substr(nvrm + 6);
+    key = TokenUntil(rest, ": ");
+  }
+  return Make(KernelSignal::kNvlinkTraining, key);
+}
+
+// "Kernel panic - not syncing: Fatal exception", "Oops: 0002 [#1] SMP", "BUG: unable to handle
+// kernel NULL pointer dereference at …", "kernel BUG at mm/slub.c:123!". Soft lockups
+// ("BUG: soft lockup") are CPU stalls, not crashes.
+Match MatchCrash(std::string_view text) {
+  std::string_view t = Trim(text);
+  if (size_t at = t.find("Kernel panic - not syncing"); at != std::string_view::npos) {
+    std::string_view reason = SkipSpacesAndColon(t.substr(at + 26));
+    return Make(KernelSignal::kKernelCrash, "kernel", "panic",
+                std::string(reason.substr(0, std::min<size_t>(reason.size(), 96))));
+  }
+  if (StartsWith(t, "Oops: ") || StartsWith(t, "Oops - ")) {
+    return Make(KernelSignal::kKernelCrash, "kernel", "oops",
+                std::string(t.substr(0, std::min<size_t>(t.size(), 96))));
+  }
+  if ((StartsWith(t, "BUG: ") && !Contains(t, "soft lockup") && !Contains(t, "workqueue lockup")) ||
+      StartsWith(t, "kernel BUG at ")) {
+    return Make(KernelSignal::kKernelCrash, "kernel", "bug",
+                std::string(t.substr(0, std::min<size_t>(t.size(), 96))));
+  }
+  return std::nullopt;
+}
+
+// "watchdog: BUG: soft lockup - CPU#12 stuck for 23s! [python3:4242]", "NMI watchdog: Watchdog
+// detected hard LOCKUP on cpu 5", "rcu: INFO: rcu_sched self-detected stall on CPU", "INFO:
+// rcu_preempt detected stalls on CPUs/tasks:".
+Match MatchCpuStall(std::string_view text) {
+  if (size_t at = text.find("soft lockup - CPU#"); at != std::string_view::npos) {
+    std::string_view rest = text.substr(at + 18);
+    std::string cpu = "CPU#" + TokenUntil(rest, " ");
+    std::string who;
+    if (size_t lb = rest.find('['); lb != std::string_view::npos) {
+      who = TokenUntil(rest.substr(lb + 1), "]");
+      if (size_t colon = who.rfind(':'); colon != std::string::npos) who.resize(colon);
+    }
+    KernelSignalMatch m =
+        Make(KernelSignal::kCpuStall, "host", "soft_lockup", who.empty() ? cpu : cpu + " " + who);
+    if (size_t stuck = rest.find("stuck for "); stuck != std::string_view::npos) {
+      std::string_view secs = rest.substr(stuck + 10);
+      size_t n = CountDigits(secs);
+      if (n > 0)
+        m.value =
+            static_cast<double>(ParseInt(secs.substr(0, std::min<size_t>(n, 9))).value_or(-1));
+    }
+    return m;
+  }
+  if (Contains(text, "detected hard LOCKUP")) {
+    std::string cpu;
+    if (size_t at = text.find("on cpu "); at != std::string_view::npos) {
+      cpu = "CPU#" + TokenUntil(text.substr(at + 7), " ");
+    }
+    return Make(KernelSignal::kCpuStall, "host", "hard_lockup", cpu);
+  }
+  if (Contains(text, "rcu") &&
+      (Contains(text, "detected stall") || Contains(text, "detected stalls") ||
+       Contains(text, "detected expedited stalls"))) {
+    return Make(KernelSignal::kCpuStall, "host", "rcu_stall");
+  }
+  return std::nullopt;
+}
+
+// "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#0_DIMM#0 (channel:0 slot:0 …)",
+// "EDAC MC1: 1 UE memory scrubbing error on …" (edac_mc's report; driver banners such as "EDAC
+// MC0: Giving out device to module …" are not errors).
+Match MatchEdac(std::string_view text) {
+  size_t at = text.find("EDAC MC");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = text.substr(at + 5);
+  size_t colon = rest.find(": ");
+  if (colon == std::string_view::npos || colon > 8) return std::nullopt;
+  std::string mc(rest.substr(0, colon));
+  std::string_view what = rest.substr(colon + 2);
+  size_t n = CountDigits(what);
+  if (n == 0 || n > 9 || what.size() < n + 4 || what[n] != ' ') return std::nullopt;
+  std::string_view kind = what.substr(n + 1, 3);
+  std::string detail;
+  if (kind == "CE ") detail = "ce";
+  if (kind == "UE ") detail = "ue";
+  if (detail.empty()) return std::nullopt;
+  std::string where;
+  if (size_t on = what.find(" on "); on != std::string_view::npos) {
+    where = TokenUntil(what.substr(on + 4), " (");
+  }
+  KernelSignalMatch m = Make(KernelSignal::kEdacMemory, mc, detail, where);
+  m.value = static_cast<double>(ParseInt(what.substr(0, n)).value_or(1));
+  return m;
+}
+
+// "mlx5_core 0000:1a:00.0: mlx5_pcie_event:299:(pid 9): Detected insufficient power on the PCIe
+// slot (27W)." Keyed by the power the NIC reports; the NIC's address is the extra.
+Match MatchNicSlotPower(std::string_view text) {
+  constexpr std::string_view kWhat = "Detected insufficient power on the PCIe slot";
+  size_t at = text.find(kWhat);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string watts;
+  if (size_t lp = text.find('(', at); lp != std::string_view::npos) {
+    watts = TokenUntil(text.substr(lp + 1), ")");
+  }
+  return Make(KernelSignal::kNicSlotPower, watts.empty() ? "slot power" : watts, "",
+              ReporterAddress(text, text.find(": ")));
+}
+
 }  // namespace
 
 std::string_view KernelSignalName(KernelSignal signal) {
@@ -338,6 +574,18 @@ std::string_view KernelSignalName(KernelSignal signal) {
       return "peermem_error";
     case KernelSignal::kPcieAer:
       return "pcie_aer";
+    case KernelSignal::kNvswitchSxid:
+      return "nvswitch_sxid";
+    case KernelSignal::kNvlinkTraining:
+      return "nvlink_training";
+    case KernelSignal::kKernelCrash:
+      return "crash";
+    case KernelSignal::kCpuStall:
+      return "cpu_stall";
+    case KernelSignal::kEdacMemory:
+      return "edac_memory";
+    case KernelSignal::kNicSlotPower:
+      return "nic_slot_power";
   }
   return "unknown";
 }
@@ -350,12 +598,29 @@ std::optional<KernelSignalMatch> ClassifyKernelMessage(std::string_view text) {
   if (Contains(text, "AER") || Contains(text, "PCIe Bus Error")) {
     if (Match m = MatchAer(text)) return m;
   }
-  if (Contains(text, "oom-kill:") || Contains(text, "Killed process ")) {
+  if (Contains(text, "oom-kill:") || Contains(text, "Killed process ") ||
+      Contains(text, "Kill process ")) {
     if (Match m = MatchOom(text)) return m;
   }
   if (Contains(text, "segfault at ") || Contains(text, "general protection") ||
       Contains(text, "trap ")) {
     if (Match m = MatchSegfault(text)) return m;
+  }
+  if (Contains(text, "SXid (")) return MatchSxid(text);
+  if (Contains(text, "lockup") || Contains(text, "LOCKUP") || Contains(text, "rcu")) {
+    if (Match m = MatchCpuStall(text)) return m;
+  }
+  if (Contains(text, "panic") || Contains(text, "Oops") || Contains(text, "BUG")) {
+    if (Match m = MatchCrash(text)) return m;
+  }
+  if (Contains(text, "EDAC MC")) {
+    if (Match m = MatchEdac(text)) return m;
+  }
+  if (Contains(text, "insufficient power")) {
+    if (Match m = MatchNicSlotPower(text)) return m;
+  }
+  if (Contains(text, "ink") || Contains(text, "RxDet") || Contains(text, "Rx Detect")) {
+    if (Match m = MatchNvlinkTraining(text)) return m;
   }
   return MatchIoError(text);
 }

@@ -1,6 +1,8 @@
-// Kernel log signals beyond Xid: NFS servers that stop answering, hung tasks, block and
-// filesystem I/O errors, the OOM killer, segfaults inside GPU communication libraries,
-// GPUDirect (peermem) errors and PCIe AER reports. A per-line classifier, the per-event stream
+// Kernel log signals beyond Xid: NFS servers that stop answering, hung tasks, block, NVMe, md
+// RAID and filesystem I/O errors, the OOM killer, segfaults inside GPU communication libraries,
+// GPUDirect (peermem) errors, PCIe AER reports, NVSwitch SXids, NVLink training failures, kernel
+// crashes (panic, Oops, BUG), soft/hard lockups and RCU stalls, EDAC memory errors and NICs
+// short of PCIe slot power. A per-line classifier, the per-event stream
 // with times (for `analyze` to correlate with stalls) and the deduplicated form `check` reports.
 #pragma once
 
@@ -14,7 +16,8 @@
 namespace gpuvet {
 
 // "nfs_not_responding", "hung_task", "io_error", "oom_kill", "comm_lib_segfault",
-// "peermem_error", "pcie_aer": the catalogue id is "kernel." + this name.
+// "peermem_error", "pcie_aer", "nvswitch_sxid", "nvlink_training", "crash", "cpu_stall",
+// "edac_memory", "nic_slot_power": the catalogue id is "kernel." + this name.
 std::string_view KernelSignalName(KernelSignal signal);
 
 // What one message says, when it is one of the signals.
@@ -39,7 +42,11 @@ std::optional<KernelSignalMatch> ClassifyKernelMessage(std::string_view text);
 // Every record that is a signal, in log order, with its time: continuation lines are merged into
 // the report they continue (the OOM header's event takes the killed process's cgroup/system
 // detail; an AER "PCIe Bus Error" line within 4 records of its "error received" line adds its
-// error type instead of counting twice). NFS "OK" lines are not events.
+// error type instead of counting twice; the "BUG:", "Oops:" and "Kernel panic" lines of one
+// crash within 100 records are one event named by the most serious; the device line after
+// "attempt to access beyond end of device" names its device). A crash within 64 records of a
+// SysRq crash trigger or a crash-test module gets "_deliberate" appended to its detail. NFS "OK"
+// lines are not events.
 std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogRecord>& records);
 
 // The events above deduplicated per (signal, key, detail): count, first/last time, the first

@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <random>
 #include <string>
 
+#include "sources/kmsg/kernel_log_time.h"
 #include "testing/temp_tree.h"
 #include "util/file.h"
 #include "util/strings.h"
@@ -410,6 +412,139 @@ TEST(KernelLogXid, OccurrencesAreTheUngroupedEvents) {
     EXPECT_EQ(grouped[i].pci_address, direct[i].pci_address);
     EXPECT_EQ(grouped[i].count, direct[i].count);
     EXPECT_EQ(grouped[i].last_time, direct[i].last_time);
+  }
+}
+
+// ---- Issue 17: NVLink5 Fatal/Nonfatal, Xid 154's recovery action, rate-limit notices, GPUs lost
+// without an Xid number, ISO 8601 times.
+
+TEST(XidExtractTest, Nvlink5FatalAndNonfatalAreSeparateEvents) {
+  auto xids = ExtractXidEvents(ParseKernelLog(
+      "[  10.0] NVRM: Xid (PCI:0000:04:00): 149, NETIR_LINK_EVT/NETIR_LINK_DOWN Fatal XC0 i0 Link "
+      "00 (0x00000011 0x00000000 0x00000000 0x00000000)\n"
+      "[  11.0] NVRM: Xid (PCI:0000:04:00): 149, NETIR_BER_EVENT Nonfatal XC0 i0 Link 00 "
+      "(0x00000013 0x00000000 0x00000000 0x00000000)\n"
+      "[  12.0] NVRM: Xid (PCI:0000:04:00): 149, NETIR_BER_EVENT Nonfatal XC0 i0 Link 01 (0x13)\n"
+      "[  13.0] NVRM: Xid (PCI:0000:04:00): 146, TLW_CTRL (no severity word)\n"));
+  ASSERT_EQ(xids.size(), 3u);
+  EXPECT_EQ(xids[0].xid, 146);
+  EXPECT_EQ(xids[0].detail, "");
+  EXPECT_EQ(xids[1].xid, 149);
+  EXPECT_EQ(xids[1].detail, "fatal");
+  EXPECT_EQ(xids[1].count, 1);
+  EXPECT_EQ(xids[2].detail, "nonfatal");
+  EXPECT_EQ(xids[2].count, 2);
+}
+
+TEST(XidExtractTest, Xid154KeepsTheLatestRecoveryAction) {
+  auto xids = ExtractXidEvents(ParseKernelLog(
+      "[  10.0] NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to "
+      "0x1 (GPU Reset Required)\n"
+      "[  20.0] NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x1 (GPU Reset "
+      "Required) to 0x0 (None)\n"
+      "[  30.0] NVRM: Xid (PCI:0000:02:00): 154, GPU recovery action changed from 0x0 (None) to "
+      "0x4 (Drain and Reset)\n"));
+  ASSERT_EQ(xids.size(), 2u);
+  EXPECT_EQ(xids[0].detail, "None");
+  EXPECT_EQ(xids[0].count, 2);
+  EXPECT_EQ(xids[1].detail, "Drain and Reset");
+}
+
+TEST(XidExtractTest, RateLimitNotices) {
+  auto limits = ExtractXidRateLimits(ParseKernelLog(
+      "[ 3959.592099] NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:61:00 (printing "
+      "1 of every 30).  The GPU likely needs to be reset.\n"
+      "[ 3960.0] NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:61:00 (printing 1 of "
+      "every x).\n"
+      "[ 3961.0] mlx5_core 0000:1b:00.0: Rate limit: 127 rates are supported\n"));
+  ASSERT_EQ(limits.size(), 1u);
+  EXPECT_EQ(limits[0].pci_address, "0000:61:00.0");
+  EXPECT_EQ(limits[0].every, 30);
+  EXPECT_EQ(limits[0].time, "[3959.592099]");
+}
+
+TEST(XidExtractTest, GpuLostAtProbeWithoutAnXidNumber) {
+  auto xids = ExtractXidEvents(ParseKernelLog(
+      // three lines (syslog, each line its own record)
+      "Jan  3 07:39:45 node kernel: [17257.355375] NVRM: The NVIDIA GPU 0000:5d:00.0\n"
+      "Jan  3 07:39:45 node kernel: [17257.355375] NVRM: (PCI ID: 10de:2330) installed in this "
+      "system has\n"
+      "Jan  3 07:39:45 node kernel: [17257.355375] NVRM: fallen off the bus and is not responding "
+      "to commands.\n"
+      // two lines, the address and PCI ID on the first
+      "Mar  7 19:30:42 node kernel: NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:2d04) "
+      "installed in this system has\n"
+      "Mar  7 19:30:42 node kernel: NVRM: fallen off the bus and is not responding to commands.\n"
+      // journald keeps the continuation lines indented under one entry
+      "Mar  7 19:31:00 node kernel: NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+      "                            NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+      "                            NVRM: fallen off the bus and is not responding to commands.\n"
+      // no address line at all
+      "Mar  7 19:40:00 node kernel: NVRM: fallen off the bus and is not responding to "
+      "commands.\n"));
+  ASSERT_EQ(xids.size(), 4u);
+  EXPECT_EQ(xids[0].pci_address, "");
+  EXPECT_EQ(xids[1].pci_address, "0000:01:00.0");
+  EXPECT_EQ(xids[2].pci_address, "0000:5d:00.0");
+  EXPECT_EQ(xids[2].first_time, "Jan  3 07:39:45");
+  EXPECT_EQ(xids[3].pci_address, "0000:b3:00.0");
+  for (const XidEvent& x : xids) {
+    EXPECT_EQ(x.xid, 79);
+    EXPECT_EQ(x.count, 1);
+  }
+  // The probe report right after an Xid 79 of the same GPU is its echo.
+  xids = ExtractXidEvents(ParseKernelLog(
+      "[  1.0] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', GPU has fallen off the bus.\n"
+      "[  1.1] NVRM: The NVIDIA GPU 0000:5d:00.0\n"
+      "[  1.1] NVRM: fallen off the bus and is not responding to commands.\n"));
+  ASSERT_EQ(xids.size(), 1u);
+  EXPECT_EQ(xids[0].count, 1);
+}
+
+TEST(XidExtractTest, TimesAreIso8601WhereTheLogAllows) {
+  auto xids = ExtractXidEvents(
+      ParseKernelLog("[Tue Jan  6 10:15:00 2026] NVRM: Xid (PCI:0000:3a:00): 13, a\n"
+                     "2026-01-06T10:16:00+0000 node kernel: NVRM: Xid (PCI:0000:3a:00): 13, b\n"));
+  ASSERT_EQ(xids.size(), 1u);
+  EXPECT_EQ(xids[0].first_time, "2026-01-06T10:15:00");
+  EXPECT_EQ(xids[0].last_time, "2026-01-06T10:16:00+00:00");
+  using kernel_log_internal::IsoLogTime;
+  EXPECT_EQ(IsoLogTime("2025-01-21T02:21:33,498559+00:00"), "2025-01-21T02:21:33,498559+00:00");
+  EXPECT_EQ(IsoLogTime("2026-01-06 10:17:00,5+0100"), "2026-01-06T10:17:00,5+01:00");
+  EXPECT_EQ(IsoLogTime("2026-01-06T10:17:00Z"), "2026-01-06T10:17:00Z");
+  EXPECT_EQ(IsoLogTime("Mon Dec 15 23:59:59 2025"), "2025-12-15T23:59:59");
+  EXPECT_EQ(IsoLogTime("[12.5]"), "[12.5]");
+  EXPECT_EQ(IsoLogTime("7.000000 s after boot"), "7.000000 s after boot");
+  EXPECT_EQ(IsoLogTime("Jan 17 17:10:43"), "Jan 17 17:10:43");
+  EXPECT_EQ(IsoLogTime("Tue Foo  6 10:15:00 2026"), "Tue Foo  6 10:15:00 2026");
+  EXPECT_EQ(IsoLogTime(""), "");
+}
+
+TEST(XidExtractTest, NewFormsSurviveEveryCutAndRandomMutation) {
+  const std::string log =
+      "[Tue Jan  6 10:15:00 2026] NVRM: Xid (PCI:0000:3a:00): 149, NETIR_LINK_DOWN Fatal XC0\n"
+      "<4>[  1.0] NVRM: Xid (PCI:0000:3a:00): 154, GPU recovery action changed from 0x0 (None) to "
+      "0x4 (Drain and Reset)\n"
+      "2026-01-01T09:00:03+0000 node kernel: NVRM: The NVIDIA GPU 0000:ab:00.0\n"
+      "2026-01-01T09:00:03+0000 node kernel: NVRM: fallen off the bus and is not responding to "
+      "commands.\n"
+      "[ 2.0] NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:61:00 (printing 1 of "
+      "every 30).\n";
+  auto run = [](std::string_view text) {
+    auto records = ParseKernelLog(text);
+    auto events = GroupXidOccurrences(ExtractXidOccurrences(records));
+    auto limits = ExtractXidRateLimits(records);
+    return events.size() + limits.size();
+  };
+  EXPECT_EQ(run(log), 4u);
+  for (size_t cut = 0; cut <= log.size(); ++cut) (void)run(std::string_view(log).substr(0, cut));
+  std::mt19937 rng(154);
+  for (int k = 0; k < 300; ++k) {
+    std::string bad = log;
+    for (int flips = 1 + static_cast<int>(rng() % 4); flips > 0; --flips) {
+      bad[rng() % bad.size()] = static_cast<char>(rng() % 256);
+    }
+    (void)run(bad);  // never crashes, throws or reads out of bounds
   }
 }
 

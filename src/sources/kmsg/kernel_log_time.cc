@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <vector>
 
 #include "sources/kmsg/kernel_log_scan.h"
 #include "util/strings.h"
@@ -81,6 +82,40 @@ size_t SyslogTimeLength(std::string_view line) {
   }
   if (p < line.size() && line[p] != ' ') return 0;
   return p;
+}
+
+std::string IsoLogTime(std::string_view time) {
+  static constexpr std::array<std::string_view, 12> kMonths = {
+      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  if (size_t n = IsoTimeLength(time); n > 0 && n == time.size()) {
+    std::string out(time);
+    out[10] = 'T';
+    size_t p = 19;  // the fraction keeps its separator: ISO 8601 allows ',' (dmesg's choice)
+    while (p < out.size() && out[p] != '+' && out[p] != '-' && out[p] != 'Z') ++p;
+    // "+0000" -> "+00:00"
+    if (p < out.size() && out[p] != 'Z' && out.size() == p + 5) out.insert(p + 3, ":");
+    return out;
+  }
+  // "Tue Jan 21 02:21:33 2025" (dmesg -T pads a one-digit day with a space).
+  std::vector<std::string_view> parts;
+  for (std::string_view part : Split(time, ' ')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  if (parts.size() == 5 && parts[3].size() == 8 && parts[4].size() == 4 &&
+      CountDigits(parts[4]) == 4 && CountDigits(parts[2]) == parts[2].size() &&
+      parts[2].size() <= 2) {
+    for (size_t m = 0; m < kMonths.size(); ++m) {
+      if (parts[1] != kMonths[m]) continue;
+      size_t q = 0;
+      std::string_view hms = parts[3];
+      if (!(Digits(hms, q, 2) && Char(hms, q, ':') && Digits(hms, q, 2) && Char(hms, q, ':') &&
+            Digits(hms, q, 2))) {
+        break;
+      }
+      return fmt::format("{}-{:02d}-{:0>2}T{}", parts[4], m + 1, parts[2], hms);
+    }
+  }
+  return std::string(time);
 }
 
 }  // namespace gpuvet::kernel_log_internal

@@ -28,4 +28,12 @@ std::optional<BracketTime> ParseBracketTime(std::string_view s);
 // "Jan 17 17:10:43 " classic syslog time; returns its length (without the space) or 0.
 size_t SyslogTimeLength(std::string_view line);
 
+// A record's time as ISO 8601 (extended format) where its format allows: ISO times keep their
+// fraction ("2025-01-21T02:21:33,498559+00:00", ISO 8601 allows the comma) but get the 'T' and a
+// "+00:00" zone ("2025-01-17 17:10:43+0000" -> "2025-01-17T17:10:43+00:00"); dmesg -T's
+// "Tue Jan 21 02:21:33 2025" -> "2025-01-21T02:21:33" (local time: the log has no zone). Seconds
+// since boot ("[123.456]", "7.000000 s after boot") and year-less syslog times have no calendar
+// date and come back unchanged, as does anything unrecognised.
+std::string IsoLogTime(std::string_view time);
+
 }  // namespace gpuvet::kernel_log_internal

@@ -6,10 +6,12 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "sources/kmsg/kernel_log.h"
 #include "sources/kmsg/kernel_log_scan.h"
+#include "sources/kmsg/kernel_log_time.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -83,7 +85,39 @@ struct XidMatch {
   std::string address;
   int xid = 0;
   bool fallen_off_bus_line = false;  // the separate "GPU has fallen off the bus" line
+  std::string detail;                // XidEvent::detail
 };
+
+// What the message after the code adds: NVLink5 (144-150) "Fatal"/"Nonfatal", and Xid 154's
+// new recovery action ("… changed from 0x0 (None) to 0x4 (Drain and Reset)" -> "Drain and Reset").
+std::string DetailOf(int xid, std::string_view message) {
+  if (xid >= 144 && xid <= 150) {
+    // "144, SAW_MVB Nonfatal XC0 i0 Link 00 (…)"; "Nonfatal" before "Fatal", which it contains
+    // only in lower case.
+    if (message.find("Nonfatal") != std::string_view::npos ||
+        message.find("Non-fatal") != std::string_view::npos ||
+        message.find("Non-Fatal") != std::string_view::npos) {
+      return "nonfatal";
+    }
+    if (message.find("Fatal") != std::string_view::npos) return "fatal";
+    return "";
+  }
+  if (xid != 154) return "";
+  size_t to = message.find(" to 0x");
+  if (to == std::string_view::npos) return "";
+  std::string_view rest = message.substr(to);
+  size_t open = rest.find('(');
+  size_t close = rest.find(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
+      close - open > 48) {
+    return "";
+  }
+  std::string out;
+  for (char c : rest.substr(open + 1, close - open - 1)) {
+    if (c >= ' ' && c < 127) out.push_back(c);
+  }
+  return std::string(Trim(out));
+}
 
 // "NVRM: Xid (PCI:0000:38:00): 13, …", "NVRM: Xid (0000:38:00): 13, …",
 // "NVRM: Xid (PCI:0000:38:00 GPU-I:05): 43, …".
@@ -105,7 +139,8 @@ std::optional<XidMatch> MatchXidLine(std::string_view text) {
   if (n < rest.size() && rest[n] != ',' && rest[n] != ' ') return std::nullopt;
   auto xid = ParseInt(rest.substr(0, n));
   if (!xid || *xid <= 0 || address.empty()) return std::nullopt;
-  return XidMatch{AddressOf(address), static_cast<int>(*xid), false};
+  int code = static_cast<int>(*xid);
+  return XidMatch{AddressOf(address), code, false, DetailOf(code, rest.substr(n))};
 }
 
 // "NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus." and the newer
@@ -119,7 +154,28 @@ std::optional<XidMatch> MatchFallenOffBus(std::string_view text) {
   if (StartsWith(rest, "at ")) rest.remove_prefix(3);
   std::string_view token = rest.substr(0, rest.find(' '));
   if (EndsWith(token, ":")) token.remove_suffix(1);
-  return XidMatch{AddressOf(token), 79, true};
+  return XidMatch{AddressOf(token), 79, true, ""};
+}
+
+// The probe-time report, printed as one message of three lines (or two, older drivers):
+//   "NVRM: The NVIDIA GPU 0000:5d:00.0" / "NVRM: (PCI ID: 10de:2330) installed in this system
+//   has" / "NVRM: fallen off the bus and is not responding to commands."
+// The address line, when it is a record of its own, comes at most this many records before.
+constexpr size_t kProbeReportWindow = 3;
+
+// The address in "NVRM: The NVIDIA GPU 0000:5d:00.0 …", or nullopt.
+std::optional<std::string> ProbeReportAddress(std::string_view text) {
+  constexpr std::string_view kPrefix = "NVRM: The NVIDIA GPU ";
+  size_t at = text.find(kPrefix);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = text.substr(at + kPrefix.size());
+  std::string_view token = rest.substr(0, rest.find_first_of(" \n"));
+  if (token.empty()) return std::nullopt;
+  return AddressOf(token);
+}
+
+bool IsProbeFallenOffBus(std::string_view text) {
+  return text.find("fallen off the bus and is not responding") != std::string_view::npos;
 }
 
 }  // namespace
@@ -127,11 +183,21 @@ std::optional<XidMatch> MatchFallenOffBus(std::string_view text) {
 std::vector<XidOccurrence> ExtractXidOccurrences(const std::vector<KernelLogRecord>& records) {
   std::vector<XidOccurrence> out;
   std::map<std::string, size_t> last_xid79;  // address -> record index of its last Xid 79 line
+  std::optional<std::pair<std::string, size_t>> probe;  // "The NVIDIA GPU ADDR" and its record
   for (size_t i = 0; i < records.size(); ++i) {
     const KernelLogRecord& rec = records[i];
     if (rec.text.find("NVRM: ") == std::string::npos) continue;
+    if (auto address = ProbeReportAddress(rec.text)) probe = {{*address, i}};
     std::optional<XidMatch> m = MatchXidLine(rec.text);
     if (!m) m = MatchFallenOffBus(rec.text);
+    if (!m && IsProbeFallenOffBus(rec.text)) {
+      // The GPU was lost at driver load, before any Xid: Xid 79 in NVIDIA's terms. Without its
+      // address line nearby the GPU is unknown ("").
+      std::string address;
+      if (probe && i - probe->second <= kProbeReportWindow) address = probe->first;
+      probe.reset();
+      m = XidMatch{std::move(address), 79, true, ""};
+    }
     if (!m) continue;
     if (m->xid == 79) {
       auto it = last_xid79.find(m->address);
@@ -140,23 +206,29 @@ std::vector<XidOccurrence> ExtractXidOccurrences(const std::vector<KernelLogReco
       if (!m->fallen_off_bus_line) last_xid79[m->address] = i;
       if (echo) continue;
     }
-    out.push_back(XidOccurrence{std::move(m->address), m->xid, rec.time, rec.text});
+    out.push_back(
+        XidOccurrence{std::move(m->address), m->xid, rec.time, rec.text, std::move(m->detail)});
   }
   return out;
 }
 
 std::vector<XidEvent> GroupXidOccurrences(const std::vector<XidOccurrence>& occurrences) {
-  std::map<std::pair<std::string, int>, XidEvent> groups;
+  using kernel_log_internal::IsoLogTime;
+  // NVLink5 reports are grouped by Fatal/Nonfatal too (they are judged apart); Xid 154 keeps
+  // the action of its latest report (a later "to 0x0 (None)" clears an earlier one).
+  std::map<std::tuple<std::string, int, std::string>, XidEvent> groups;
   for (const XidOccurrence& o : occurrences) {
-    XidEvent& ev = groups[{o.pci_address, o.xid}];
+    bool nvlink5 = o.xid >= 144 && o.xid <= 150;
+    XidEvent& ev = groups[{o.pci_address, o.xid, nvlink5 ? o.detail : ""}];
     if (ev.count == 0) {
       ev.pci_address = o.pci_address;
       ev.xid = o.xid;
-      ev.first_time = o.time;
+      ev.first_time = IsoLogTime(o.time);
       ev.sample = o.text;
     }
     ++ev.count;
-    ev.last_time = o.time;
+    ev.last_time = IsoLogTime(o.time);
+    if (nvlink5 || !o.detail.empty()) ev.detail = o.detail;
   }
   std::vector<XidEvent> out;
   out.reserve(groups.size());
@@ -166,6 +238,31 @@ std::vector<XidEvent> GroupXidOccurrences(const std::vector<XidOccurrence>& occu
 
 std::vector<XidEvent> ExtractXidEvents(const std::vector<KernelLogRecord>& records) {
   return GroupXidOccurrences(ExtractXidOccurrences(records));
+}
+
+std::vector<XidRateLimit> ExtractXidRateLimits(const std::vector<KernelLogRecord>& records) {
+  constexpr std::string_view kPrefix = "NVRM: Rate limiting ";
+  constexpr std::string_view kAt = " for GPU at ";
+  constexpr std::string_view kEvery = "(printing 1 of every ";
+  std::vector<XidRateLimit> out;
+  for (const KernelLogRecord& rec : records) {
+    std::string_view text = rec.text;
+    size_t at = text.find(kPrefix);
+    if (at == std::string_view::npos) continue;
+    text.remove_prefix(at + kPrefix.size());
+    size_t gpu = text.find(kAt);
+    size_t every = text.find(kEvery);
+    if (gpu == std::string_view::npos || every == std::string_view::npos || every < gpu) continue;
+    std::string_view address = text.substr(gpu + kAt.size());
+    address = address.substr(0, address.find(' '));
+    std::string_view n = text.substr(every + kEvery.size());
+    size_t digits = CountDigits(n);
+    auto value = ParseInt(n.substr(0, std::min<size_t>(digits, 6)));
+    if (digits == 0 || !value || *value <= 0 || address.empty()) continue;
+    out.push_back(XidRateLimit{AddressOf(address), static_cast<int>(*value),
+                               kernel_log_internal::IsoLogTime(rec.time)});
+  }
+  return out;
 }
 
 }  // namespace gpuvet
