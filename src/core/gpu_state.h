@@ -71,8 +71,17 @@ struct GpuState {
   Reading<int> temperature_c;
   Reading<int> slowdown_temperature_c;
   Reading<int> shutdown_temperature_c;
+  // T.Limit: Ada and newer report temperatures relative to the GPU's T.Limit instead of absolute
+  // thresholds. temperature_margin_c is how many °C the GPU is below T.Limit now (NVML
+  // nvmlDeviceGetMarginTemperature; nvidia-smi "GPU T.Limit Temp", XML gpu_temp_tlimit); negative
+  // past it. The offsets say where slowdown and shutdown engage relative to T.Limit ("GPU Slowdown
+  // T.Limit Temp" -2 C on H100: slowdown once the margin falls to -2 °C; NVML field
+  // NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT / _SHUTDOWN_TLIMIT). thermal.margin prefers these.
+  Reading<int> temperature_margin_c;
+  Reading<int> slowdown_tlimit_c;
+  Reading<int> shutdown_tlimit_c;
 
-  Reading<double> power_w;
+  Reading<double> power_w;  // power_draw, else instant_power_draw where the driver has only that
   Reading<double> power_limit_w;          // enforced limit
   Reading<double> default_power_limit_w;  // board default
   Reading<double> energy_j;  // energy since the driver loaded (NVML counts mJ; Volta and newer)
@@ -135,6 +144,9 @@ struct GpuInventory {
   // Read from a saved `nvidia-smi -q -x` capture, not a live driver: GPUs the capture does not
   // hold were not captured (not lost), and a field it lacks was not recorded (unknown).
   bool from_capture = false;
+  // When the capture was taken, as the capture says it ("Fri Jun 21 02:03:08 2024", the captured
+  // host's local time); unset for live NVML.
+  Reading<std::string> captured_at;
 };
 
 // The Unsupported note the capture reader gives a field whose element the capture lacks (an older
