@@ -140,6 +140,7 @@ std::string RenderJson(const CheckReport& report) {
                             ? json(FormatCudaVersion(*report.gpus.cuda_driver_version))
                             : json(nullptr);
   src["device_count"] = R(report.gpus.device_count);
+  if (report.gpus.from_capture) src["captured_at"] = R(report.gpus.captured_at);
   j["gpu_source"] = src;
 
   json gpus = json::array();

@@ -71,6 +71,8 @@ std::string Header(const CheckReport& r) {
         "  driver: {}{}   source: {}\n", driver,
         g.cuda_driver_version.has() ? ", CUDA " + FormatCudaVersion(*g.cuda_driver_version) : "",
         g.origin);
+    // A capture's own time: the report's timestamp is when gpuvet ran, not when it was taken.
+    if (g.from_capture && g.captured_at.has()) out += "  captured: " + *g.captured_at + "\n";
   } else if (g.state == GpuSourceState::kNotRun) {
     out += "  GPUs:   not checked\n";
   } else {
