@@ -217,7 +217,7 @@ void CheckTLimitMargin(const GpuState& gpu, const Thresholds& t, std::vector<Fin
   const int to_slowdown = margin - offset;
   std::vector<Evidence> ev;
   AddIf(ev, "temperature_c", gpu.temperature_c);
-  ev.push_back({"temperature_margin_c", std::to_string(margin), "°C below T.Limit"});
+  ev.push_back({"temperature_margin_c", std::to_string(margin), ""});  // °C below T.Limit
   ev.push_back({"slowdown_tlimit_c",
                 offset_known ? std::to_string(offset) : "not reported (T.Limit taken as the line)",
                 ""});
