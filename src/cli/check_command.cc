@@ -23,7 +23,7 @@
 #include "rules/rules.h"
 #include "sources/host/host_source.h"
 #include "sources/kmsg/kernel_log.h"
-#include "sources/nvml/nvidia_smi_xml.h"
+#include "sources/nvml/nvidia_smi_text.h"
 #include "sources/nvml/nvml_source.h"
 #include "util/file.h"
 #include "util/strings.h"
@@ -108,7 +108,15 @@ int RunCheck(const CheckFlags& in_flags) {
       }
     }
   }
-  const bool offline = !flags.nvidia_smi_xml.empty();
+  if (!flags.nvidia_smi_xml.empty() && !flags.nvidia_smi_q.empty()) {
+    return UsageError("check", "give one capture: --nvidia-smi-xml or --nvidia-smi-q, not both");
+  }
+  // The capture file and the format its flag names (either flag reads either format).
+  const std::string& capture_path =
+      flags.nvidia_smi_q.empty() ? flags.nvidia_smi_xml : flags.nvidia_smi_q;
+  const CaptureFormat capture_flag_format =
+      flags.nvidia_smi_q.empty() ? CaptureFormat::kXml : CaptureFormat::kQueryText;
+  const bool offline = !capture_path.empty();
   const bool offline_log = offline && !flags.kernel_log.empty();
   if (!flags.only.empty() || !flags.skip.empty()) {
     std::vector<std::string_view> selected = SelectedIds(flags, offline, offline_log);
@@ -183,17 +191,23 @@ int RunCheck(const CheckFlags& in_flags) {
                                  flag));
       }
     }
-    auto inv = LoadNvidiaSmiXml(flags.nvidia_smi_xml);
+    CaptureFormat detected = CaptureFormat::kUnknown;
+    auto inv = LoadNvidiaSmiCapture(capture_path, capture_flag_format, &detected);
     if (!inv.ok()) return UsageError("check", inv.status().message());
+    if (detected != capture_flag_format) {
+      std::fprintf(stderr, "gpuvet check: %s is `%s` output, not `%s`: read as such\n",
+                   capture_path.c_str(), std::string(CaptureFormatName(detected)).c_str(),
+                   std::string(CaptureFormatName(capture_flag_format)).c_str());
+    }
     report.gpus = std::move(inv).value();
     if (report.gpus.gpus.empty()) {
       const Reading<int>& attached = report.gpus.device_count;
-      return UsageError("check",
-                        fmt::format("{}: the capture holds no <gpu> element{}: nothing to check",
-                                    flags.nvidia_smi_xml,
-                                    attached.has() && *attached > 0
-                                        ? fmt::format(" (attached_gpus says {})", *attached)
-                                        : ""));
+      return UsageError(
+          "check",
+          fmt::format("{}: the capture holds no <gpu> element{}: nothing to check", capture_path,
+                      attached.has() && *attached > 0
+                          ? fmt::format(" (attached_gpus says {})", *attached)
+                          : ""));
     }
     if (!flags.kernel_log.empty()) {
       // Xid and other kernel signals of the captured host, matched to the capture's GPUs by PCI
@@ -283,7 +297,10 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--nvidia-smi-xml", flags->nvidia_smi_xml,
                   "Run the GPU checks on a saved `nvidia-smi -q -x` capture instead of NVML (with "
-                  "--kernel-log, also the Xid and kernel-log checks on that log)");
+                  "--kernel-log, also the Xid and kernel-log checks on that log); plain "
+                  "`nvidia-smi -q` text is detected and read too");
+  cmd->add_option("--nvidia-smi-q", flags->nvidia_smi_q,
+                  "Like --nvidia-smi-xml, for a saved plain-text `nvidia-smi -q` report");
   cmd->add_option("--now", flags->now, "Timestamp to print instead of the clock (tests)");
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));

@@ -22,6 +22,7 @@ struct CheckFlags {
   std::vector<std::string> only, skip;
   int pid = 0;                 // --pid
   std::string nvidia_smi_xml;  // --nvidia-smi-xml FILE
+  std::string nvidia_smi_q;    // --nvidia-smi-q FILE (plain `nvidia-smi -q` text)
   std::string now;             // --now (ISO timestamp, for reproducible output)
   std::string color = "auto";  // --color auto|always|never
   bool verbose = false;

@@ -396,7 +396,9 @@ constexpr CatalogueEntry kCatalogue[] = {
      "Enable nvidia-persistenced (preferred) or `nvidia-smi -pm 1` on compute nodes."},
     {"thermal.margin", "thermal", "Temperature margin to slowdown",
      "The GPU is close to its slowdown temperature; a little more load or heat and the hardware "
-     "cuts clocks.",
+     "cuts clocks. Ada and newer GPUs report the margin below T.Limit (their maximum operating "
+     "temperature) and where slowdown engages relative to it (e.g. -2 °C); the distance to "
+     "slowdown is the margin less that offset.",
      "Check cooling: fans, airflow, inlet temperature, blocked filters, neighbouring hot cards."},
     {"throttle.hw_slowdown", "throttle", "Hardware slowdown active",
      "The hardware is cutting clocks hard (HW slowdown): typically overheating or a power supply "

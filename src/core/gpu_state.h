@@ -100,6 +100,9 @@ struct GpuState {
   Reading<double> power_w;  // power_draw, else instant_power_draw where the driver has only that
   Reading<double> power_limit_w;          // enforced limit
   Reading<double> default_power_limit_w;  // board default
+  // The limit asked for (nvidia-smi "Requested Power Limit"); the enforced one can be lower when
+  // the platform caps the GPU (Grace Hopper module power budget, out-of-band power capping).
+  Reading<double> requested_power_limit_w;
   Reading<double> energy_j;  // energy since the driver loaded (NVML counts mJ; Volta and newer)
 
   // PCIe as the GPU sees it (NVML). sysfs gives the host side: see PciFunction.

@@ -200,7 +200,53 @@ void CheckSmClock(const GpuState& gpu, const GpuActivity& activity, const Thresh
   out.push_back(MakeFinding("clocks.sm_below_max", subject, Severity::kWarn, summary, ev));
 }
 
+// "50 °C below T.Limit" / "3 °C past T.Limit".
+std::string TLimitWords(int margin) {
+  return margin >= 0 ? fmt::format("{} °C below T.Limit", margin)
+                     : fmt::format("{} °C past T.Limit", -margin);
+}
+
+// thermal.margin from T.Limit (Ada and newer): the margin below T.Limit less the slowdown offset
+// (-2 °C on H100: slowdown engages 2 °C past T.Limit) is the distance to slowdown. Without the
+// offset T.Limit itself (the GPU's maximum operating temperature) is the line: never later.
+void CheckTLimitMargin(const GpuState& gpu, const Thresholds& t, std::vector<Finding>& out) {
+  const std::string subject = GpuSubject(gpu);
+  const int margin = *gpu.temperature_margin_c;
+  const bool offset_known = gpu.slowdown_tlimit_c.has();
+  const int offset = offset_known ? *gpu.slowdown_tlimit_c : 0;
+  const int to_slowdown = margin - offset;
+  std::vector<Evidence> ev;
+  AddIf(ev, "temperature_c", gpu.temperature_c);
+  ev.push_back({"temperature_margin_c", std::to_string(margin), ""});  // °C below T.Limit
+  ev.push_back({"slowdown_tlimit_c",
+                offset_known ? std::to_string(offset) : "not reported (T.Limit taken as the line)",
+                ""});
+  ev.push_back({"margin_to_slowdown_c", std::to_string(to_slowdown),
+                fmt::format(">= {}", t.temperature_margin_warn_c)});
+  const std::string temp =
+      gpu.temperature_c.has() ? fmt::format("{} °C, ", *gpu.temperature_c) : "";
+  const std::string where = offset_known ? fmt::format("slowdown at {:+} °C from T.Limit", offset)
+                                         : "slowdown at T.Limit";
+  if (to_slowdown <= 0) {
+    out.push_back(MakeFinding(
+        "thermal.margin", subject, Severity::kFail,
+        fmt::format("{}{}: at or past the slowdown point ({})", temp, TLimitWords(margin), where),
+        ev));
+  } else if (to_slowdown < t.temperature_margin_warn_c) {
+    out.push_back(MakeFinding("thermal.margin", subject, Severity::kWarn,
+                              fmt::format("{}{}: {} °C before slowdown ({})", temp,
+                                          TLimitWords(margin), to_slowdown, where),
+                              ev));
+  } else {
+    out.push_back(MakeFinding(
+        "thermal.margin", subject, Severity::kOk,
+        fmt::format("{}{}, {} °C margin to slowdown", temp, TLimitWords(margin), to_slowdown), ev));
+  }
+}
+
 void CheckThermalMargin(const GpuState& gpu, const Thresholds& t, std::vector<Finding>& out) {
+  // Ada and newer report the margin to T.Limit instead of (or besides) absolute thresholds.
+  if (gpu.temperature_margin_c.has()) return CheckTLimitMargin(gpu, t, out);
   const std::string subject = GpuSubject(gpu);
   std::vector<std::string> errors;
   if (gpu.temperature_c.error()) errors.push_back("temperature_c: " + gpu.temperature_c.note);
@@ -209,6 +255,10 @@ void CheckThermalMargin(const GpuState& gpu, const Thresholds& t, std::vector<Fi
   }
   NoteNotInCapture(gpu.temperature_c, "temperature_c", errors);
   NoteNotInCapture(gpu.slowdown_temperature_c, "slowdown_temperature_c", errors);
+  if (gpu.temperature_margin_c.error() &&
+      !(gpu.temperature_c.has() && gpu.slowdown_temperature_c.has())) {
+    errors.push_back("temperature_margin_c: " + gpu.temperature_margin_c.note);
+  }
   if (!errors.empty()) {
     out.push_back(MakeFinding("thermal.margin", subject, Severity::kUnknown,
                               "temperature margin unknown: " + Join(errors, "; ")));
@@ -259,6 +309,23 @@ void CheckPowerLimit(const GpuState& gpu, const Thresholds& t, std::vector<Findi
       {"power_limit_w", FormatNumber(limit, 0),
        fmt::format(">= {} x default = {}", t.power_limit_min_ratio, FormatNumber(floor, 0))},
       {"default_power_limit_w", FormatNumber(def, 0), ""}};
+  const Reading<double>& requested = gpu.requested_power_limit_w;
+  if (limit < floor && requested.has() && *requested >= floor) {
+    // Nobody lowered the setting: the platform enforces less than was asked for (Grace Hopper
+    // shares a module power budget with the CPU; a BMC can cap power out of band). Not a setting
+    // to restore with `nvidia-smi -pl`.
+    ev.push_back({"requested_power_limit_w", FormatNumber(*requested, 0), ""});
+    Finding f = MakeFinding("power.limit", subject, Severity::kInfo,
+                            fmt::format("power limit {} W enforced, below the {} W requested (= "
+                                        "default): capped by the platform, not by a setting",
+                                        FormatNumber(limit, 0), FormatNumber(*requested, 0)),
+                            ev);
+    f.decision =
+        "Nothing to restore on the GPU. If this node is meant to give the GPU its full default, "
+        "check the module power limit (Grace Hopper) and the BMC's power capping policy.";
+    out.push_back(std::move(f));
+    return;
+  }
   if (limit < floor) {
     out.push_back(MakeFinding("power.limit", subject, Severity::kWarn,
                               fmt::format("power limit {} W, below the {} W default",

@@ -149,6 +149,58 @@ TEST(ClockRules, ThermalMarginBranches) {
   EXPECT_EQ(CountFindings(Evaluate(g), "thermal.margin"), 0);
 }
 
+// Ada and newer: the margin below T.Limit less the slowdown offset is the distance to slowdown.
+TEST(ClockRules, ThermalMarginFromTLimit) {
+  GpuState g = HealthyGpu();
+  g.slowdown_temperature_c = Reading<int>::Unsupported(std::string(kNotInCapture));
+  g.temperature_c = Reading<int>::Of(86);
+  g.temperature_margin_c = Reading<int>::Of(1);  // 1 °C below T.Limit
+  g.slowdown_tlimit_c = Reading<int>::Of(-2);    // slowdown 2 °C past it
+  Finding warn = OnlyFinding(Evaluate(g), "thermal.margin");
+  EXPECT_EQ(warn.severity, Severity::kWarn);
+  EXPECT_EQ(warn.summary,
+            "86 °C, 1 °C below T.Limit: 3 °C before slowdown (slowdown at -2 °C from T.Limit)");
+  g.temperature_margin_c = Reading<int>::Of(-2);
+  Finding fail = OnlyFinding(Evaluate(g), "thermal.margin");
+  EXPECT_EQ(fail.severity, Severity::kFail);
+  EXPECT_EQ(fail.summary,
+            "86 °C, 2 °C past T.Limit: at or past the slowdown point (slowdown at -2 °C from "
+            "T.Limit)");
+  g.temperature_margin_c = Reading<int>::Of(50);
+  Finding ok = OnlyFinding(Evaluate(g), "thermal.margin");
+  EXPECT_EQ(ok.severity, Severity::kOk);
+  EXPECT_EQ(ok.summary, "86 °C, 50 °C below T.Limit, 52 °C margin to slowdown");
+  // Without the offset, T.Limit itself is the line (never later than the real slowdown).
+  g.slowdown_tlimit_c = Reading<int>::Unsupported("nvidia-smi reports N/A");
+  g.temperature_margin_c = Reading<int>::Of(8);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "thermal.margin").severity, Severity::kWarn);
+  g.temperature_margin_c = Reading<int>::Of(0);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "thermal.margin").severity, Severity::kFail);
+  // Not a capture field and no T.Limit: unknown, naming both.
+  g.temperature_margin_c = Reading<int>::Error("line 9 'Temperature > GPU T.Limit Temp': garbled");
+  Finding unknown = OnlyFinding(Evaluate(g), "thermal.margin");
+  EXPECT_EQ(unknown.severity, Severity::kUnknown);
+  EXPECT_NE(unknown.summary.find("temperature_margin_c"), std::string::npos) << unknown.summary;
+  // An absolute threshold still judges when T.Limit is unreadable.
+  g.slowdown_temperature_c = Reading<int>::Of(100);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "thermal.margin").severity, Severity::kOk);
+}
+
+// The enforced limit below a requested default: the platform caps it (GH200 module budget).
+TEST(ClockRules, PowerLimitCappedByThePlatformIsInfo) {
+  GpuState g = HealthyGpu();
+  g.default_power_limit_w = Reading<double>::Of(900);
+  g.requested_power_limit_w = Reading<double>::Of(900);
+  g.power_limit_w = Reading<double>::Of(700);
+  Finding f = OnlyFinding(Evaluate(g), "power.limit");
+  EXPECT_EQ(f.severity, Severity::kInfo);
+  EXPECT_EQ(f.summary,
+            "power limit 700 W enforced, below the 900 W requested (= default): capped by the "
+            "platform, not by a setting");
+  g.requested_power_limit_w = Reading<double>::Of(700);  // someone set 700 W
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "power.limit").severity, Severity::kWarn);
+}
+
 TEST(ClockRules, PowerLimitBranches) {
   GpuState g = HealthyGpu();
   g.power_limit_w = Reading<double>::Of(500);

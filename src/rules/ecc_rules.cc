@@ -27,6 +27,34 @@ class ErrorList {
 
 std::string OnOff(bool b) { return b ? "enabled" : "disabled"; }
 
+// With MIG enabled the driver reports some GPU-level memory figures as N/A (they are kept per MIG
+// instance). Such a figure is unknown, not "not supported": the GPU has it, the report hides it.
+template <typename T>
+bool HiddenByMig(const GpuState& gpu, const Reading<T>& r) {
+  return gpu.mig_enabled.has() && *gpu.mig_enabled && gpu.ecc_enabled.has() && *gpu.ecc_enabled &&
+         r.unsupported() && !NotInCapture(r);
+}
+
+// The unknown finding for memory figures MIG hides; `what` names them, `r` gives the driver's note.
+// Under MIG, NVML gives GPU-level ECC counts only to privileged callers (per MIG instance
+// otherwise), and row-remapping state not at all (real A100 capture: <remapped_rows>N/A).
+template <typename T>
+Finding MigHiddenFinding(std::string_view id, const std::string& subject, std::string_view what,
+                         const Reading<T>& r, bool rows) {
+  Finding f = MakeFinding(id, subject, Severity::kUnknown,
+                          fmt::format("{} not reported while MIG is enabled ({})", what, r.note),
+                          {{"mig_enabled", "yes", ""}, {"ecc_enabled", "yes", ""}});
+  f.decision =
+      rows ? "The driver does not report row remapping while MIG is enabled: read it when MIG is "
+             "next disabled (a maintenance window) and watch the kernel log for Xid 63/64 "
+             "(row-remap recorded / failed) meanwhile; until then this GPU's memory health is not "
+             "known."
+           : "Under MIG the GPU-level counts need a privileged caller: capture `nvidia-smi -q` as "
+             "root, or read the counts of each MIG device; until then this GPU's memory health is "
+             "not known.";
+  return f;
+}
+
 void CheckMode(const GpuState& gpu, const std::string& subject, std::vector<Finding>& out) {
   const Reading<bool>& mode = gpu.ecc_enabled;
   if (mode.error()) {
@@ -75,7 +103,10 @@ void CheckVolatile(const GpuState& gpu, const std::string& subject, const Thresh
                               "ECC is enabled but its error counts are not in the capture"));
     return;
   }
-  if (dbe.error()) {
+  if (HiddenByMig(gpu, dbe)) {
+    out.push_back(MigHiddenFinding("ecc.volatile_dbe", subject,
+                                   "uncorrectable ECC errors since last reset", dbe, false));
+  } else if (dbe.error()) {
     out.push_back(MakeFinding("ecc.volatile_dbe", subject, Severity::kUnknown,
                               "volatile uncorrectable ECC count unreadable: " + dbe.note));
   } else if (dbe.has()) {
@@ -89,7 +120,10 @@ void CheckVolatile(const GpuState& gpu, const std::string& subject, const Thresh
   }
 
   const Reading<uint64_t>& sbe = gpu.ecc_corrected_volatile;
-  if (sbe.error()) {
+  if (HiddenByMig(gpu, sbe)) {
+    out.push_back(MigHiddenFinding("ecc.volatile_sbe", subject,
+                                   "corrected ECC errors since last reset", sbe, false));
+  } else if (sbe.error()) {
     out.push_back(MakeFinding("ecc.volatile_sbe", subject, Severity::kUnknown,
                               "volatile corrected ECC count unreadable: " + sbe.note));
   } else if (sbe.has()) {
@@ -112,6 +146,11 @@ void CheckAggregate(const GpuState& gpu, const std::string& subject, std::vector
   if (agg.error()) {
     out.push_back(MakeFinding("ecc.aggregate_dbe", subject, Severity::kUnknown,
                               "lifetime uncorrectable ECC count unreadable: " + agg.note));
+    return;
+  }
+  if (HiddenByMig(gpu, agg)) {
+    out.push_back(MigHiddenFinding("ecc.aggregate_dbe", subject,
+                                   "lifetime uncorrectable ECC errors", agg, false));
     return;
   }
   if (!agg.has()) return;
@@ -196,7 +235,12 @@ void CheckRowRemap(const GpuState& gpu, const std::string& subject, const Thresh
     return;
   }
   if (!corr.has() && !uncorr.has() && !gpu.remap_pending.has() && !gpu.remap_failure.has()) {
-    return;  // pre-Ampere parts retire pages instead
+    // Pre-Ampere parts retire pages instead; but MIG runs only on parts that remap rows.
+    if (HiddenByMig(gpu, gpu.remap_pending)) {
+      out.push_back(
+          MigHiddenFinding("ecc.row_remap", subject, "remapped rows", gpu.remap_pending, true));
+    }
+    return;
   }
   const int n_corr = corr.has() ? *corr : 0, n_uncorr = uncorr.has() ? *uncorr : 0;
   const bool pending = gpu.remap_pending.has() && *gpu.remap_pending;

@@ -158,6 +158,43 @@ TEST(EccRules, RowRemapBranches) {
   EXPECT_NE(failed.summary.find("no spare rows"), std::string::npos);
 }
 
+// With MIG enabled the driver reports GPU-level ECC counts (unprivileged) and remapped rows as
+// N/A: hidden, so unknown with the way to read them, never silently skipped.
+TEST(EccRules, FiguresHiddenByMigAreUnknown) {
+  GpuState g = HealthyGpu();
+  g.mig_enabled = Reading<bool>::Of(true);
+  const auto na = [] { return std::string("nvidia-smi reports N/A"); };
+  g.remapped_rows_correctable = Reading<int>::Unsupported(na());
+  g.remapped_rows_uncorrectable = Reading<int>::Unsupported(na());
+  g.remap_pending = Reading<bool>::Unsupported(na());
+  g.remap_failure = Reading<bool>::Unsupported(na());
+  Finding rows = OnlyFinding(Evaluate(g), "ecc.row_remap");
+  EXPECT_EQ(rows.severity, Severity::kUnknown);
+  EXPECT_EQ(rows.summary,
+            "remapped rows not reported while MIG is enabled (nvidia-smi reports N/A)");
+  EXPECT_NE(rows.decision.find("Xid 63/64"), std::string::npos);
+  EXPECT_EQ(OnlyFinding(Evaluate(g), "ecc.volatile_dbe").severity, Severity::kOk);
+
+  g.ecc_uncorrected_volatile = Reading<uint64_t>::Unsupported(na());
+  g.ecc_corrected_volatile = Reading<uint64_t>::Unsupported(na());
+  g.ecc_uncorrected_aggregate = Reading<uint64_t>::Unsupported(na());
+  auto fs = Evaluate(g);
+  for (const char* id : {"ecc.volatile_dbe", "ecc.volatile_sbe", "ecc.aggregate_dbe"}) {
+    Finding f = OnlyFinding(fs, id);
+    EXPECT_EQ(f.severity, Severity::kUnknown) << id;
+    EXPECT_NE(f.decision.find("as root"), std::string::npos) << id;
+  }
+  // Without MIG the same N/A means "not supported here": skipped as before.
+  g.mig_enabled = Reading<bool>::Of(false);
+  fs = Evaluate(g);
+  EXPECT_EQ(CountFindings(fs, "ecc.row_remap"), 0);
+  EXPECT_EQ(CountFindings(fs, "ecc.volatile_dbe"), 0);
+  // ECC off: its counters are N/A for that reason, not MIG's.
+  g.mig_enabled = Reading<bool>::Of(true);
+  g.ecc_enabled = Reading<bool>::Of(false);
+  EXPECT_EQ(CountFindings(Evaluate(g), "ecc.volatile_dbe"), 0);
+}
+
 TEST(EccRules, PolicyLimitsApply) {
   Policy p;
   p.thresholds.remapped_rows_uncorrectable_fail = 2;

@@ -1,6 +1,7 @@
 // End-to-end golden tests: for every fixture in tests/fixtures/NAME, run the real binary
 //   gpuvet check --root NAME/root [--kernel-log NAME/kernel.log] [--policy NAME/policy.toml]
-//                [--nvidia-smi-xml NAME/capture.xml] $(cat NAME/args) --now … --format text|json
+//                [--nvidia-smi-xml NAME/capture.xml | --nvidia-smi-q NAME/capture.txt]
+//                $(cat NAME/args) --now … --format text|json
 // with the fake NVML answering from NAME/nvml.json, and compare stdout with NAME/expected.txt and
 // NAME/expected.json (paths replaced by <fixture> and <fake-nvml>). The findings listed in
 // NAME/README.md as "- `id` severity" must appear in the JSON. GPUVET_UPDATE_GOLDEN=1 rewrites
@@ -108,6 +109,8 @@ FixtureRun RunFixture(const std::string& name, const std::string& format) {
   std::vector<std::string> env;
   if (fs::exists(dir / "capture.xml")) {
     argv.insert(argv.end(), {"--nvidia-smi-xml", (dir / "capture.xml").string()});
+  } else if (fs::exists(dir / "capture.txt")) {
+    argv.insert(argv.end(), {"--nvidia-smi-q", (dir / "capture.txt").string()});
   } else {
     argv.insert(argv.end(), {"--root", (dir / "root").string()});
   }
@@ -862,11 +865,13 @@ TEST(CliTest, RealCapturesRunOffline) {
   if (!fs::exists(dir)) GTEST_SKIP() << "shared data not present: " << dir;
   const std::vector<CaptureExpectation> expectations = {
       // `nvidia-smi -q -x -i 0` of a 4-GPU host: the other three were not captured, not lost.
+      // MIG is enabled and the driver reports <remapped_rows>N/A: hidden, so unknown (it was
+      // silently skipped, and the verdict read "warn").
       {"a100-sxm4-v12.xml",
        0,
-       "warn",
+       "unknown",
        {"driver.gpus_visible info", "settings.persistence_mode warn", "mig.mode info",
-        "pcie.link_width_reduced ok"}},
+        "pcie.link_width_reduced ok", "ecc.row_remap unknown"}},
       // AWS g5 (virtualization_mode Pass-Through): x8 of x16 with the slot unknown is a warning
       // to check the instance type, not a drain (issue 17).
       {"a10g.xml", 0, "warn", {"pcie.link_width_reduced warn", "driver.gpus_visible ok"}},
@@ -997,6 +1002,99 @@ TEST(CliTest, RealCapturesNameTheirGpusAndTheirTime) {
     }
   }
   EXPECT_GT(files, 0);
+// What each real plain-text `nvidia-smi -q` report must give (../shared/data/nvidia-smi): read
+// through --nvidia-smi-xml, which detects the text, so every file also proves the detection.
+TEST(CliTest, RealTextCapturesRunOffline) {
+  fs::path dir = fs::path(GPUVET_SHARED_DATA_DIR) / "nvidia-smi";
+  if (!fs::exists(dir / "gpud")) GTEST_SKIP() << "shared data not present: " << dir;
+  const std::vector<CaptureExpectation> expectations = {
+      // Remapped rows pending (4 uncorrectable): reset the GPU.
+      {"gpud/nvidia-smi-q.535.129.03.A10.txt", 1, "fail", {"ecc.row_remap fail"}},
+      // HW power-brake slowdown on all eight GPUs; PCIe replays over budget.
+      {"gpud/nvidia-smi-q.535.161.08.H100x8.txt",
+       1,
+       "fail",
+       {"throttle.power_brake fail", "throttle.hw_slowdown fail", "pcie.replay_counter warn",
+        "thermal.margin ok"}},
+      {"gpud/nvidia-smi-q.535.183.01.H100x8.txt",
+       1,
+       "fail",
+       {"throttle.power_brake fail", "pcie.replay_counter warn"}},
+      // Cut off after 91 lines: 1 of 8 GPUs, read as far as it goes, the cut named.
+      {"gpud/nvidia-smi-q.535.183.01.H100x8.INVALID.txt",
+       0,
+       "unknown",
+       {"gpu.query_failed unknown", "driver.gpus_visible info", "pcie.replay_counter warn"}},
+      {"gpud/nvidia-smi-q.560.35.03.TitanV.txt", 0, "warn", {"settings.persistence_mode warn"}},
+      {"thamada_gls/A100SXMx4.nvidia-smi-q.txt", 1, "fail", {"ecc.row_remap fail"}},
+      // One uncorrectable row remapped and applied: recorded, not a fault; the 700 W enforced
+      // limit under a 900 W request is the Grace Hopper module budget.
+      {"thamada_gls/GH200.nvidia-smi-q.txt",
+       0,
+       "info",
+       {"ecc.row_remap info", "power.limit info", "thermal.margin ok"}},
+      {"thamada_gls/H100SXMx8.nvidia-smi-q.txt", 0, "ok", {"thermal.margin ok"}},
+      {"thamada_gls/H200.nvidia-smi-q.txt", 0, "ok", {"thermal.margin ok"}},
+      {"thamada_gls/V100_x8.nvidia-smi-q.txt", 0, "info", {"thermal.margin ok"}},
+      {"nvidia_gpu_exporter/windows-x86_64__nvidia-geforce-rtx-2080-super__610.62/"
+       "load_query_q.txt",
+       0,
+       "ok",
+       {"throttle.sw_power_cap ok", "thermal.margin ok"}},
+  };
+  for (const CaptureExpectation& e : expectations) {
+    const fs::path file = dir / e.file;
+    RunResult r = Gpuvet({"check", "--nvidia-smi-xml", file.string(), "--format", "json"});
+    EXPECT_EQ(r.exit_code, e.exit_code) << e.file << ": " << r.err;
+    EXPECT_NE(r.err.find("is `nvidia-smi -q` output, not `nvidia-smi -q -x`"), std::string::npos)
+        << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["verdict"]["severity"], e.verdict) << e.file;
+    EXPECT_EQ(j["gpu_source"]["origin"], "nvidia-smi-q (" + file.string() + ")");
+    std::set<std::string> got;
+    for (const auto& f : j["findings"]) {
+      got.insert(f["id"].get<std::string>() + " " + f["severity"].get<std::string>());
+    }
+    for (const std::string& want : e.findings) {
+      EXPECT_TRUE(got.count(want)) << e.file << ": expected " << want;
+    }
+  }
+  // The same file through --nvidia-smi-q: no detection note.
+  RunResult q =
+      Gpuvet({"check", "--nvidia-smi-q", (dir / "gpud/nvidia-smi-q.535.129.03.A10.txt").string(),
+              "--format", "json"});
+  EXPECT_EQ(q.exit_code, 1) << q.err;
+  EXPECT_EQ(q.err, "");
+  // The plain `nvidia-smi` table is not a -q report: exit 2 saying what to capture.
+  for (const char* table : {"gpud/nvidia-smi.550.90.07.txt", "thamada_gls/L4.nvidia-smi.txt"}) {
+    for (const char* flag : {"--nvidia-smi-xml", "--nvidia-smi-q"}) {
+      RunResult t = Gpuvet({"check", flag, (dir / table).string()});
+      EXPECT_EQ(t.exit_code, 2) << table;
+      EXPECT_NE(t.err.find("plain `nvidia-smi` summary table"), std::string::npos) << t.err;
+      EXPECT_NE(t.err.find("nvidia-smi -q -x > FILE"), std::string::npos) << t.err;
+    }
+  }
+}
+
+// The text fixture and the XML reader agree: an XML capture read under --nvidia-smi-q is detected
+// and read as XML, with a note.
+TEST(CliTest, CaptureFlagsReadEitherFormat) {
+  const std::string xml = std::string(GPUVET_FIXTURES_DIR) + "/offline-capture/capture.xml";
+  RunResult r = Gpuvet({"check", "--nvidia-smi-q", xml, "--format", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("is `nvidia-smi -q -x` output, not `nvidia-smi -q`"), std::string::npos)
+      << r.err;
+  const std::string text = std::string(GPUVET_FIXTURES_DIR) + "/offline-capture-text/capture.txt";
+  RunResult both = Gpuvet({"check", "--nvidia-smi-q", text, "--nvidia-smi-xml", xml});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("not both"), std::string::npos) << both.err;
+  fs::path junk =
+      fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_junk.txt");
+  WriteText(junk, "hello\nworld\n");
+  RunResult j = Gpuvet({"check", "--nvidia-smi-xml", junk.string()});
+  EXPECT_EQ(j.exit_code, 2);
+  EXPECT_NE(j.err.find("neither `nvidia-smi -q -x` XML"), std::string::npos) << j.err;
+  fs::remove(junk);
 }
 
 TEST(CliTest, CaptureInputErrors) {

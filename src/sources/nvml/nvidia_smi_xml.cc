@@ -27,6 +27,7 @@ namespace {
 using smi_xml_internal::AnyTrue;
 using smi_xml_internal::Field;
 using smi_xml_internal::FirstPresent;
+using smi_xml_internal::FirstReadable;
 using smi_xml_internal::FromNode;
 using smi_xml_internal::Garbled;
 using smi_xml_internal::Lookup;
@@ -196,16 +197,24 @@ GpuState ParseGpu(pugi::xml_node gpu, int index) {
   g.temperature_c = ToInt(at("temperature/gpu_temp"), "C");
   g.slowdown_temperature_c = ToInt(at("temperature/gpu_temp_slow_threshold"), "C");
   g.shutdown_temperature_c = ToInt(at("temperature/gpu_temp_max_threshold"), "C");
+  // Ada and newer: the margin below T.Limit and the slowdown/shutdown offsets relative to it.
+  g.temperature_margin_c = ToInt(at("temperature/gpu_temp_tlimit"), "C");
+  g.slowdown_tlimit_c = ToInt(at("temperature/gpu_temp_slow_tlimit_threshold"), "C");
+  g.shutdown_tlimit_c = ToInt(at("temperature/gpu_temp_max_tlimit_threshold"), "C");
 
   // v12+ renamed <power_readings> to <gpu_power_readings> and the enforced limit to
-  // current_power_limit; v13 replaced power_draw with average_ and instant_power_draw.
+  // current_power_limit; v13 replaced power_draw with average_ and instant_power_draw. Where
+  // power_draw says N/A (drivers that fill only the instantaneous reading), the instantaneous one
+  // stands in.
   const std::string pw = gpu.child("gpu_power_readings") ? "gpu_power_readings" : "power_readings";
-  g.power_w = ToDouble(FirstPresent({at(pw + "/power_draw"), at(pw + "/instant_power_draw")}), "W");
+  g.power_w =
+      ToDouble(FirstReadable({at(pw + "/power_draw"), at(pw + "/instant_power_draw")}), "W");
   g.power_limit_w =
       ToDouble(FirstPresent({at(pw + "/enforced_power_limit"), at(pw + "/current_power_limit"),
                              at(pw + "/power_limit")}),
                "W");
   g.default_power_limit_w = ToDouble(at(pw + "/default_power_limit"), "W");
+  g.requested_power_limit_w = ToDouble(at(pw + "/requested_power_limit"), "W");
 
   const std::string link = "pci/pci_gpu_link_info";
   g.pcie_gen = ToInt(at(link + "/pcie_gen/current_link_gen"), "");
@@ -260,6 +269,35 @@ size_t LineOf(std::string_view text, size_t offset) {
 
 }  // namespace
 
+namespace smi_xml_internal {
+
+GpuInventory ReadSmiLog(pugi::xml_node root, std::string origin) {
+  GpuInventory inv;
+  inv.origin = std::move(origin);
+  inv.state = GpuSourceState::kOk;
+  inv.from_capture = true;
+  const std::string_view top = "nvidia_smi_log";
+  inv.driver_version = ToText(Lookup(root, top, "driver_version"));
+  inv.nvml_version = Reading<std::string>::Unsupported(std::string(kNotInCapture));
+  inv.cuda_driver_version = ToCudaVersion(Lookup(root, top, "cuda_version"));
+  inv.captured_at = ToText(Lookup(root, top, "timestamp"));
+
+  int index = 0;
+  for (pugi::xml_node gpu : root.children("gpu")) inv.gpus.push_back(ParseGpu(gpu, index++));
+
+  Field attached = Lookup(root, top, "attached_gpus");
+  if (attached.kind == Field::Kind::kMissing) {
+    // Minimal captures (v10) omit attached_gpus; every attached GPU still has a <gpu> element.
+    inv.device_count = Reading<int>::Of(static_cast<int>(inv.gpus.size()));
+    inv.device_count.note = "attached_gpus not in capture; counted <gpu> elements";
+  } else {
+    inv.device_count = ToInt(attached, "");
+  }
+  return inv;
+}
+
+}  // namespace smi_xml_internal
+
 Result<GpuInventory> ParseNvidiaSmiXml(std::string_view xml, std::string_view origin) {
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default);
@@ -281,28 +319,7 @@ Result<GpuInventory> ParseNvidiaSmiXml(std::string_view xml, std::string_view or
                     origin, root.name(), offset, LineOf(xml, offset)));
   }
 
-  GpuInventory inv;
-  inv.origin = fmt::format("nvidia-smi-xml ({})", origin);
-  inv.state = GpuSourceState::kOk;
-  inv.from_capture = true;
-  const std::string_view top = "nvidia_smi_log";
-  inv.driver_version = ToText(Lookup(root, top, "driver_version"));
-  inv.nvml_version = Reading<std::string>::Unsupported(std::string(kNotInCapture));
-  inv.cuda_driver_version = ToCudaVersion(Lookup(root, top, "cuda_version"));
-  inv.captured_at = ToText(Lookup(root, top, "timestamp"));
-
-  int index = 0;
-  for (pugi::xml_node gpu : root.children("gpu")) inv.gpus.push_back(ParseGpu(gpu, index++));
-
-  Field attached = Lookup(root, top, "attached_gpus");
-  if (attached.kind == Field::Kind::kMissing) {
-    // Minimal captures (v10) omit attached_gpus; every attached GPU still has a <gpu> element.
-    inv.device_count = Reading<int>::Of(static_cast<int>(inv.gpus.size()));
-    inv.device_count.note = "attached_gpus not in capture; counted <gpu> elements";
-  } else {
-    inv.device_count = ToInt(attached, "");
-  }
-  return inv;
+  return smi_xml_internal::ReadSmiLog(root, fmt::format("nvidia-smi-xml ({})", origin));
 }
 
 Result<GpuInventory> LoadNvidiaSmiXml(const std::string& path) {

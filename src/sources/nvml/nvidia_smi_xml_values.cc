@@ -50,8 +50,10 @@ std::optional<uint32_t> ParseHex(std::string_view s, size_t max_digits) {
 std::optional<std::string> UnsupportedNote(std::string_view text) {
   std::string_view t = text;
   if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = Trim(t.substr(1, t.size() - 2));
+  // "Not available in WDDM driver model": process memory on Windows.
   constexpr std::string_view kWords[] = {"N/A", "Not Supported",
-                                         "Requested functionality has been deprecated"};
+                                         "Requested functionality has been deprecated",
+                                         "Not available", "Not available in WDDM driver model"};
   for (std::string_view word : kWords) {
     if (t == word) return "nvidia-smi reports " + std::string(word);
   }
@@ -62,6 +64,8 @@ Field FromNode(pugi::xml_node node, std::string path) {
   Field f;
   f.path = std::move(path);
   f.node = node;
+  // The text reader notes where a value came from ("line 212 'Temperature > GPU Current Temp'").
+  if (pugi::xml_attribute src = node.attribute("gpuvet_src")) f.path = src.value();
   f.text = Trim(node.child_value());
   if (auto note = UnsupportedNote(f.text)) {
     f.kind = Field::Kind::kUnsupported;
@@ -99,6 +103,14 @@ Field FirstPresent(std::initializer_list<Field> fields) {
     if (f.kind != Field::Kind::kMissing) return f;
   }
   return *fields.begin();
+}
+
+// The first of `fields` with a value, else the first present (with its N/A note), else the first.
+Field FirstReadable(std::initializer_list<Field> fields) {
+  for (const Field& f : fields) {
+    if (f.readable()) return f;
+  }
+  return FirstPresent(fields);
 }
 
 std::string Quote(std::string_view text) {

@@ -45,6 +45,13 @@ Field Lookup(pugi::xml_node base, std::string_view base_path, std::string_view r
 // The first of `fields` present in the capture (element spellings differ between versions).
 Field FirstPresent(std::initializer_list<Field> fields);
 
+// The first of `fields` with a value, else the first present (with its N/A note), else the first.
+Field FirstReadable(std::initializer_list<Field> fields);
+
+// The inventory of a capture document whose root element is <nvidia_smi_log> (the XML reader
+// checks that; the text reader builds such a document). `origin` becomes GpuInventory::origin.
+GpuInventory ReadSmiLog(pugi::xml_node root, std::string origin);
+
 // `text` in single quotes for an error note, elided past 64 bytes.
 std::string Quote(std::string_view text);
 
