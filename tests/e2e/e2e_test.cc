@@ -1002,6 +1002,8 @@ TEST(CliTest, RealCapturesNameTheirGpusAndTheirTime) {
     }
   }
   EXPECT_GT(files, 0);
+}
+
 // What each real plain-text `nvidia-smi -q` report must give (../shared/data/nvidia-smi): read
 // through --nvidia-smi-xml, which detects the text, so every file also proves the detection.
 TEST(CliTest, RealTextCapturesRunOffline) {
