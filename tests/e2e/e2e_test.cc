@@ -763,8 +763,9 @@ TEST(CliTest, TracesHtaCannotRead) {
 
 // A FIFO where a host file is expected is refused with a message, never read. Git cannot store
 // a FIFO, so the test copies the pcie-x8 tree and makes them: at proc/pressure/io and at gpu1's
-// AER counter file (each used to hang `check` forever), at dev/kmsg (the kernel log), and at
-// dev/nvidia0 (device nodes are only checked for existence: it stays fine).
+// AER counter file (each used to hang `check` forever), at dev/kmsg (the kernel log: unknown, never
+// read as an empty log), and at dev/nvidia0 (device nodes are only checked for existence: it stays
+// fine).
 TEST(CliTest, FifoInTheHostTreeIsRefusedNotRead) {
   const fs::path fixture = fs::path(GPUVET_FIXTURES_DIR) / "pcie-x8";
   const fs::path tmp =
@@ -816,6 +817,13 @@ TEST(CliTest, FifoInTheHostTreeIsRefusedNotRead) {
   nlohmann::json nodes = find("device.nodes", "");
   ASSERT_FALSE(nodes.is_null()) << r.out;
   EXPECT_EQ(nodes["severity"], "ok") << nodes;
+  // A FIFO at the default dev/kmsg is not the kernel log: unknown, not "no Xid events".
+  nlohmann::json log_access = find("kernel.log_access", "");
+  ASSERT_FALSE(log_access.is_null()) << r.out;
+  EXPECT_EQ(log_access["severity"], "unknown") << log_access;
+  EXPECT_NE(log_access["summary"].get<std::string>().find("/dev/kmsg: a FIFO (named pipe)"),
+            std::string::npos)
+      << log_access;
 
   // The text report says the same in words, and it also ends.
   RunResult text = RunBinary({GPUVET_BINARY, "check", "--root", root.string(), "--nvml-lib",

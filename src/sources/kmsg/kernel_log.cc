@@ -127,8 +127,11 @@ Status CheckText(std::string_view data, const std::string& shown_path) {
 }
 
 // Opens `path` without blocking and reads it as a kernel log; `shown_path` names it in messages.
+// A pipe is read only when the user named the path (`--kernel-log <(dmesg)`); at the default
+// /dev/kmsg a FIFO or socket is refused, since reading it would say "no events" about a log that
+// was never read.
 Result<std::string> ReadLogPath(const std::string& path, const std::string& shown_path,
-                                size_t max_bytes, int* open_errno) {
+                                size_t max_bytes, bool user_named, int* open_errno) {
   *open_errno = 0;
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
@@ -145,6 +148,11 @@ Result<std::string> ReadLogPath(const std::string& path, const std::string& show
     data = InvalidInput(fmt::format("{}: is a directory, not a kernel log", shown_path));
   } else if (S_ISCHR(st.st_mode)) {
     data = ReadKmsgDevice(fd, shown_path);
+  } else if (!user_named && !S_ISREG(st.st_mode)) {
+    data = InvalidInput(fmt::format(
+        "{}: a {}, not the kernel log device or a file: refused (pass a saved log with "
+        "--kernel-log FILE)",
+        shown_path, S_ISFIFO(st.st_mode) ? "FIFO (named pipe)" : "socket or special file"));
   } else {
     // Pipes (`--kernel-log <(dmesg)`) are read to their end; regular files never block.
     if (!S_ISREG(st.st_mode)) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -202,7 +210,7 @@ KernelLogState ReadKernelLog(const HostPaths& paths, const std::string& log_file
   std::string text;
   int open_errno = 0;
   if (!log_file.empty()) {
-    auto data = ReadLogPath(log_file, log_file, kLogFileMaxBytes, &open_errno);
+    auto data = ReadLogPath(log_file, log_file, kLogFileMaxBytes, /*user_named=*/true, &open_errno);
     if (!data.ok()) {
       state.source = log_file;
       state.record_count = Reading<int>::Error(data.status().message());
@@ -213,7 +221,8 @@ KernelLogState ReadKernelLog(const HostPaths& paths, const std::string& log_file
     // Messages name the host path, not the fixture path (the operator fixes the host).
     const std::string shown = "/dev/kmsg";
     state.source = shown;
-    auto data = ReadLogPath(paths.Dev("kmsg"), shown, kKmsgMaxBytes, &open_errno);
+    auto data =
+        ReadLogPath(paths.Dev("kmsg"), shown, kKmsgMaxBytes, /*user_named=*/false, &open_errno);
     if (!data.ok()) {
       if (open_errno == ENOENT) {
         state.record_count = Reading<int>::Unsupported(

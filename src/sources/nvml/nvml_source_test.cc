@@ -264,10 +264,15 @@ TEST(NvmlSource, HealthyTwoGpusReadsEveryField) {
 
 // The fake and the source are inverses: what ReadNvml reads, WriteScenario writes back unchanged.
 TEST(NvmlSource, ReadThenWriteReproducesTheScenario) {
+  std::string gpu0 = HealthyGpu(0);
   std::string gpu1 = HealthyGpu(1);
   gpu1.replace(gpu1.find("\"power_w\": 512.345"), 18, "\"power_w\": \"UNKNOWN\"");
   gpu1.replace(gpu1.find("\"pcie_gen\": 5"), 13, "\"pcie_gen\": \"NOT_SUPPORTED\"");
-  const std::string text = Scenario2(HealthyGpu(0), gpu1);
+  // The margin is answered (a value, or not supported) rather than omitted: an omitted key is
+  // answered NOT_SUPPORTED, which the writer then spells out.
+  gpu0.insert(1, R"("temperature_margin_c": 41,)");
+  gpu1.insert(1, R"("temperature_margin_c": "NOT_SUPPORTED",)");
+  const std::string text = Scenario2(gpu0, gpu1);
   UseScenario(text);
   Result<Scenario> parsed = ParseScenario(text, "test");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
