@@ -369,12 +369,21 @@ constexpr CatalogueEntry kCatalogue[] = {
      "bandwidth per generation lost.",
      "If the GPU was idle, confirm under load (`gpuvet bench`, or read the link while a job runs). "
      "A link slow under load points to a riser, slot or BIOS setting: reseat or fix the slot "
-     "speed."},
+     "speed. A host port of an older generation than the card (Gen3 host, Gen4 GPU) is info: the "
+     "link can go no faster in that host."},
     {"pcie.link_width_reduced", "pcie", "PCIe link width",
-     "The link trained with fewer lanes than both ends support (e.g. x8 in a x16 slot). Width, "
-     "unlike speed, does not drop for power saving: host-device bandwidth is cut for good.",
-     "Drain the node; reseat the GPU or riser, check the slot's bifurcation setting in the BIOS, "
-     "and replace the riser or cable if it persists."},
+     "The link trained with fewer lanes than both ends support (e.g. x8 in a x16 slot): the "
+     "expected width is the smaller of the GPU's maximum and its slot's (the upstream port's "
+     "maximum in sysfs). Width, unlike speed, does not drop for power saving: host-device "
+     "bandwidth is cut for good. A GPU at its slot's maximum in a slot wired with fewer lanes "
+     "(x8/x8 boards, x8-wired slots) is info, a design cost rather than a fault; where the slot's "
+     "maximum is unknown (an offline capture, a virtual machine) a reduced width is a warning "
+     "until confirmed.",
+     "On a fail: drain the node; reseat the GPU or riser, check the slot's bifurcation setting in "
+     "the BIOS, and replace the riser or cable if it persists. On a warning: confirm the slot's "
+     "width (`lspci -vv`, LnkCap of the port above the GPU), or in a virtual machine ask the "
+     "provider or move to another instance; nothing here is reseated. On info: nothing is broken; "
+     "use a x16 slot if the job is transfer-bound."},
     {"pcie.replay_counter", "pcie", "PCIe replay counter",
      "The GPU had to replay PCIe packets more often than the bit-error budget for its link allows: "
      "signal integrity is poor and effective bandwidth drops.",
