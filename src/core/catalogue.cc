@@ -394,6 +394,19 @@ constexpr CatalogueEntry kCatalogue[] = {
      "bounce buffer, run slower and block the host even when called asynchronously.",
      "Pin the host buffers (DataLoader(pin_memory=True), tensor.pin_memory(), cudaHostAlloc) and "
      "copy with non_blocking=True."},
+    {"trace.separate_runs", "trace", "Inputs from separate runs",
+     "The trace files do not form one run: they differ in world size or device, do not overlap in "
+     "time, or claim the same rank. Their ranks are not compared (a straggler needs ranks of one "
+     "job); each run's mean step is compared instead.",
+     "Give each run to its own `gpuvet trace` when you want its cross-rank view; read the runs' "
+     "step times side by side for a before/after comparison."},
+    {"trace.startup", "trace", "Window dominated by start-up",
+     "Most of the traced window is one-time work (stream/event/module creation, allocations, "
+     "first launches that load code, NCCL set-up, CUDA-graph capture): it shows start-up, not how "
+     "the job runs, so idle in it is not a host bottleneck.",
+     "Profile later steps: torch.profiler.schedule(wait=N, warmup=1, active=3) with wait past "
+     "start-up and warm-up (CUDA-graph capture, torch.compile), so the window holds steady-state "
+     "steps."},
     {"trace.straggler", "trace", "Straggler ranks",
      "One or more ranks start collectives consistently later than the others; every other rank "
      "waits for them at each collective.",
@@ -409,6 +422,12 @@ constexpr CatalogueEntry kCatalogue[] = {
      "transfers over PCIe.",
      "Pin memory and overlap copies with compute (prefetch on a side stream), move preprocessing "
      "to the GPU, and confirm the link runs at full width and speed (`gpuvet check`)."},
+    {"trace.unsupported_device", "trace", "Accelerator events not analysable",
+     "The trace records an accelerator (MTIA, HPU, XPU, PrivateUse1) in events that are not a "
+     "device timeline gpuvet can read: host-side runtime events only, or insight/counter samples. "
+     "The rank is not CPU-only.",
+     "Analyse the device side with the vendor's profiler, or enable the device's activity types "
+     "in torch.profiler so the trace holds its kernel events."},
     {"xid.application", "xid", "Xid errors caused by applications",
      "The driver logged Xid errors that application faults cause (illegal address, exceptions, "
      "killed contexts). They are not hardware faults by themselves.",

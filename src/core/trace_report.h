@@ -166,7 +166,8 @@ struct TraceVerdict {
                            // label accounts for
   std::string confidence;  // "high", "medium", "low"
   std::string reason;      // one line
-  std::string share_of = "gpu_span";  // what share_pct is of: "gpu_span" or "roofline_time"
+  // What share_pct is of: "gpu_span", "roofline_time" or "trace_window" (startup).
+  std::string share_of = "gpu_span";
 };
 
 // One kernel (by name) of a CUPTI range-profiler trace, placed on the roofline.
@@ -203,6 +204,52 @@ struct CounterStats {
   std::vector<KernelCounterStat> top;  // by FLOPs, then DRAM bytes; at most 10
 };
 
+// One kind of one-time start-up work found in the window ("CUDA-graph capture", "first launch").
+struct StartupWork {
+  std::string kind;
+  uint64_t count = 0;
+  int64_t time_ns = 0;  // union of its host intervals inside the window
+};
+
+// Start-up detection: the share of the window (first to last GPU op or runtime call) the host
+// spends in one-time work: stream/event creation, module loads, allocations, CUDA-graph capture
+// and instantiation, first launches of a kernel over a threshold, NCCL communicator set-up.
+struct StartupStats {
+  bool detected = false;  // share_pct >= TraceThresholds::startup_pct
+  int64_t window_ns = 0;
+  int64_t one_time_ns = 0;        // union of every kind's intervals
+  double share_pct = 0;           // one_time_ns / window_ns
+  int64_t end_ns = 0;             // end of the last one-time interval: steady state starts after it
+  std::vector<StartupWork> work;  // by time, descending
+  // The verdict on what follows end_ns (set when detected): insufficient_data when too little.
+  TraceVerdict steady;
+};
+
+// Who holds the GPU while it idles: each gap of the merged GPU timeline inside the span is
+// attributed, exclusively and in this order, to host synchronisation calls, the DataLoader, the
+// optimizer (step and zero_grad), or the rest (Python and framework work between kernels).
+struct HostAttribution {
+  bool has_phases = false;             // the trace marks DataLoader or optimizer ops
+  uint64_t steps = 0;                  // profiler steps measured
+  int64_t step_ns = 0;                 // their summed duration
+  int64_t dataloader_in_steps_ns = 0;  // DataLoader host time inside them
+  double dataloader_step_pct = 0;      // of step time (the TensorBoard plugin's overview share)
+  double dataloader_max_step_pct = 0;  // the worst single step
+  double optimizer_step_pct = 0;       // optimizer step + zero_grad, of step time
+  int64_t idle_ns = 0;                 // GPU idle inside the span
+  int64_t sync_idle_ns = 0;
+  int64_t dataloader_idle_ns = 0;
+  int64_t optimizer_idle_ns = 0;
+  int64_t other_idle_ns = 0;
+};
+
+// Device work the trace records in a form gpuvet cannot analyse, by category.
+struct UnsupportedDevice {
+  std::string category;
+  std::string device;
+  uint64_t events = 0;
+};
+
 struct RankAnalysis {
   std::string source;
   std::string format;
@@ -226,6 +273,12 @@ struct RankAnalysis {
   CommOverlap overlap;
   std::vector<StepStat> steps;
   CounterStats counters;
+  StartupStats startup;
+  HostAttribution host;
+  std::vector<UnsupportedDevice> unsupported;
+  // The analysis of the steady state after start-up (one element when startup.detected and the
+  // rest holds GPU work), whose findings replace the whole window's.
+  std::vector<RankAnalysis> steady_state;
   TraceVerdict verdict;
 };
 
@@ -234,6 +287,19 @@ struct RankLateness {
   int rank = -1;
   uint64_t late_count = 0;    // steps in which this rank started the collective last
   int64_t mean_delay_ns = 0;  // mean start delay behind the earliest rank over compared steps
+};
+
+// One run among the inputs: traces that share a world size and a device class, overlap in time
+// and claim distinct ranks.
+struct TraceRun {
+  int world_size = -1;
+  std::string device;  // "NVIDIA A100-SXM4-80GB (cuda)"
+  std::vector<int> ranks;
+  std::vector<std::string> sources;
+  int64_t start_ns = 0;  // first to last event of its traces, on the traces' clock
+  int64_t end_ns = 0;
+  uint64_t steps = 0;        // profiler steps over its ranks
+  int64_t mean_step_ns = 0;  // 0 when no rank marks steps
 };
 
 struct CrossRank {
@@ -248,6 +314,11 @@ struct CrossRank {
   uint64_t steps_compared = 0;
   std::vector<RankLateness> lateness;  // by rank
   std::vector<int> stragglers;
+  // The runs the inputs form; more than one means no cross-rank comparison was made.
+  std::vector<TraceRun> runs;
+  // A straggler candidate whose delay exceeded a whole mean step: the clocks of the ranks do not
+  // line up, so no straggler is named.
+  bool clocks_disagree = false;
 };
 
 struct TraceReport {

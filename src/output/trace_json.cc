@@ -167,6 +167,32 @@ json CountersJson(const CounterStats& c) {
       {"top_kernels", kernels}};
 }
 
+json StartupJson(const StartupStats& st) {
+  json work = json::array();
+  for (const StartupWork& w : st.work) {
+    work.push_back({{"kind", w.kind}, {"count", w.count}, {"time_us", Us(w.time_ns)}});
+  }
+  return {{"detected", st.detected},
+          {"window_us", Us(st.window_ns)},
+          {"one_time_us", Us(st.one_time_ns)},
+          {"share_pct", R2(st.share_pct)},
+          {"work", work},
+          {"steady_state", st.detected ? VerdictJson(st.steady) : json(nullptr)}};
+}
+
+json HostJson(const HostAttribution& h) {
+  return {{"has_phases", h.has_phases},
+          {"steps", h.steps},
+          {"dataloader_step_pct", R2(h.dataloader_step_pct)},
+          {"dataloader_max_step_pct", R2(h.dataloader_max_step_pct)},
+          {"optimizer_step_pct", R2(h.optimizer_step_pct)},
+          {"idle_us", Us(h.idle_ns)},
+          {"idle_in_syncs_us", Us(h.sync_idle_ns)},
+          {"idle_in_dataloader_us", Us(h.dataloader_idle_ns)},
+          {"idle_in_optimizer_us", Us(h.optimizer_idle_ns)},
+          {"idle_other_host_us", Us(h.other_idle_ns)}};
+}
+
 json RankJson(const RankAnalysis& a) {
   json steps = json::array();
   for (const StepStat& s : a.steps) {
@@ -194,6 +220,8 @@ json RankJson(const RankAnalysis& a) {
             {"overlap_pct", R2(a.overlap.overlap_pct)}}},
           {"steps", steps},
           {"kernel_counters", CountersJson(a.counters)},
+          {"startup", StartupJson(a.startup)},
+          {"host_attribution", HostJson(a.host)},
           {"verdict", VerdictJson(a.verdict)}};
 }
 
@@ -207,10 +235,25 @@ json CrossJson(const CrossRank& x) {
   for (const auto& [rank, files] : x.duplicate_ranks) {
     dup.push_back({{"rank", rank}, {"files", files}});
   }
-  return {{"world_size", x.world_size}, {"ranks_present", x.ranks_present},
-          {"duplicate_ranks", dup},     {"missing_ranks", x.missing_ranks},
-          {"collective", x.collective}, {"steps_compared", x.steps_compared},
-          {"lateness", late},           {"stragglers", x.stragglers}};
+  json runs = json::array();
+  for (const TraceRun& r : x.runs) {
+    runs.push_back({{"world_size", r.world_size},
+                    {"device", r.device},
+                    {"ranks", r.ranks},
+                    {"files", r.sources.size()},
+                    {"steps", r.steps},
+                    {"mean_step_us", Us(r.mean_step_ns)}});
+  }
+  return {{"world_size", x.world_size},
+          {"ranks_present", x.ranks_present},
+          {"duplicate_ranks", dup},
+          {"missing_ranks", x.missing_ranks},
+          {"collective", x.collective},
+          {"steps_compared", x.steps_compared},
+          {"lateness", late},
+          {"stragglers", x.stragglers},
+          {"runs", runs},
+          {"clocks_disagree", x.clocks_disagree}};
 }
 
 }  // namespace

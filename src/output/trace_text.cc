@@ -36,6 +36,7 @@ std::string Short(const std::string& name, size_t width) {
 std::string VerdictText(const TraceVerdict& v) {
   switch (v.label) {
     case Bottleneck::kNoGpuActivity:
+    case Bottleneck::kUnsupportedDevice:
       return std::string(BottleneckName(v.label));
     case Bottleneck::kInsufficientData:
       return fmt::format("{} (too little GPU activity)", BottleneckName(v.label));
@@ -45,7 +46,10 @@ std::string VerdictText(const TraceVerdict& v) {
       break;
   }
   return fmt::format("{} ({:.1f} % of the {}, confidence {})", BottleneckName(v.label), v.share_pct,
-                     v.share_of == "roofline_time" ? "roofline time" : "GPU span", v.confidence);
+                     v.share_of == "roofline_time"  ? "roofline time"
+                     : v.share_of == "trace_window" ? "traced window"
+                                                    : "GPU span",
+                     v.confidence);
 }
 
 std::string Flops(double f) { return fmt::format("{:.2f} GFLOP", f / 1e9); }
@@ -137,11 +141,23 @@ std::string RankSection(const RankAnalysis& a) {
     out += fmt::format("  steps {}: GPU busy {:.1f} % on average\n", a.steps.size(),
                        busy / static_cast<double>(a.steps.size()));
   }
+  if (a.host.has_phases && a.host.steps > 0) {
+    out += fmt::format(
+        "  DataLoader {:.1f} % of step time (worst step {:.1f} %), optimizer {:.1f} %\n",
+        a.host.dataloader_step_pct, a.host.dataloader_max_step_pct, a.host.optimizer_step_pct);
+  }
+  if (a.startup.detected) {
+    out += fmt::format("  start-up: one-time work {} of a {} window ({:.1f} %)\n",
+                       Dur(a.startup.one_time_ns), Dur(a.startup.window_ns), a.startup.share_pct);
+  }
   return out;
 }
 
 std::string CrossSection(const CrossRank& x) {
-  if (x.lateness.empty() && x.missing_ranks.empty() && x.duplicate_ranks.empty()) return "";
+  if (x.lateness.empty() && x.missing_ranks.empty() && x.duplicate_ranks.empty() &&
+      x.runs.size() <= 1) {
+    return "";
+  }
   std::string out = fmt::format("across ranks: world size {}, {} rank(s) present",
                                 x.world_size < 0 ? "unknown" : std::to_string(x.world_size),
                                 x.ranks_present.size());
@@ -150,6 +166,15 @@ std::string CrossSection(const CrossRank& x) {
   for (const auto& [rank, files] : x.duplicate_ranks) {
     out += fmt::format("  rank {} claimed by {} files: separate runs, ranks not compared\n", rank,
                        files.size());
+  }
+  if (x.runs.size() > 1) {
+    out += fmt::format("  {} separate runs, compared as runs (not ranks):\n", x.runs.size());
+    for (size_t i = 0; i < x.runs.size(); ++i) {
+      const TraceRun& r = x.runs[i];
+      out += fmt::format("    run {}  world size {}, {} file(s), {}, mean step {}\n", i + 1,
+                         r.world_size, r.sources.size(), r.device,
+                         r.mean_step_ns > 0 ? Dur(r.mean_step_ns) : "-");
+    }
   }
   if (!x.lateness.empty()) {
     out += fmt::format("  collective compared over {} step(s): {}\n", x.steps_compared,

@@ -62,6 +62,15 @@ struct TraceThresholds {
   // With two ranks one is always last; a few hundred µs in a 600 ms step is noise (or clock skew
   // between hosts), not a straggler. gpuvet default: 2 % of every step lost by all other ranks.
   double straggler_min_delay_share = 0.02;
+  // startup: the window counts as start-up when one-time host work (see StartupStats) covers at
+  // least this share of it. gpuvet default: start-up is then the majority of what was traced, so
+  // no steady-state label describes the window.
+  double startup_pct = 50;
+  // startup: the first launch of a kernel counts as one-time work (lazy module loading, JIT)
+  // when its launch call takes at least this long. gpuvet default: 1 ms, ~200× a normal launch of
+  // a few µs (NVIDIA, above); a steady-state launch blocks that long only on a full queue, which
+  // a first launch cannot hit.
+  int64_t startup_first_launch_ns = 1'000'000;
   // Verdict confidence drops to "low" with fewer GPU ops than this or a shorter span. gpuvet
   // default: below ~100 ops or 1 ms a trace is a snapshot, not a workload.
   uint64_t min_ops_for_confidence = 100;

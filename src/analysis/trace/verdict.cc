@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <map>
 
 #include "core/bottleneck.h"
@@ -216,11 +217,125 @@ bool TooLittle(const RankAnalysis& a, const TraceThresholds& th) {
   return a.has_gpu_ops && a.temporal.span_ns < th.min_span_for_verdict_ns;
 }
 
+// Who holds the idle GPU, from ComputeHostAttribution: the largest of the four shares.
+struct Holder {
+  std::string_view name;  // as the finding says it
+  int64_t ns = 0;
+  std::string_view decision;
+};
+
+constexpr std::string_view kLoaderDecision =
+    "The DataLoader holds the GPU: raise DataLoader(num_workers=...) (and persistent_workers=True, "
+    "prefetch_factor), set pin_memory=True, move decode and augmentation off the main process or "
+    "onto the GPU (DALI), and put the dataset on faster or local storage; a faster GPU would not "
+    "help.";
+constexpr std::string_view kOptimizerDecision =
+    "The optimizer step holds the GPU: use a fused or multi-tensor optimizer "
+    "(torch.optim.AdamW(fused=True) or foreach=True, apex FusedAdam), zero_grad(set_to_none=True), "
+    "or capture the step in a CUDA graph; a faster GPU would not help.";
+constexpr std::string_view kSyncDecision =
+    "Host synchronisation holds the GPU: remove per-step .item()/.cpu()/print of tensors and "
+    "torch.cuda.synchronize(), read metrics every N steps, and copy with non_blocking=True from "
+    "pinned memory.";
+constexpr std::string_view kPythonDecision =
+    "Host work between kernels holds the GPU (Python and framework overhead, or input work the "
+    "trace does not mark): cut per-step Python with torch.compile or CUDA graphs, batch small ops "
+    "into larger kernels, and profile the host side (py-spy) for the rest; a faster GPU would not "
+    "help.";
+
+std::vector<Holder> Holders(const HostAttribution& h) {
+  return {{"the DataLoader", h.dataloader_idle_ns, kLoaderDecision},
+          {"the optimizer", h.optimizer_idle_ns, kOptimizerDecision},
+          {"host syncs", h.sync_idle_ns, kSyncDecision},
+          {"Python between kernels", h.other_idle_ns, kPythonDecision}};
+}
+
+const Holder TopHolder(const HostAttribution& h) {
+  std::vector<Holder> all = Holders(h);
+  return *std::max_element(all.begin(), all.end(),
+                           [](const Holder& x, const Holder& y) { return x.ns < y.ns; });
+}
+
+// "the DataLoader holds 85.2 % of the idle (optimizer 3.1 %, syncs 0.0 %, Python between
+// kernels 11.7 %)".
+std::string HolderText(const HostAttribution& h) {
+  if (h.idle_ns <= 0) return "";
+  Holder top = TopHolder(h);
+  std::vector<std::string> rest;
+  for (const Holder& x : Holders(h)) {
+    if (x.name != top.name) rest.push_back(fmt::format("{} {}", x.name, P(Share(x.ns, h.idle_ns))));
+  }
+  return fmt::format("{} holds {} of the idle ({}){}", top.name, P(Share(top.ns, h.idle_ns)),
+                     Join(rest, ", "),
+                     h.has_phases ? "" : "; the trace marks no DataLoader or optimizer ops");
+}
+
+std::vector<Evidence> HolderEvidence(const HostAttribution& h) {
+  std::vector<Evidence> ev;
+  if (h.steps > 0 && h.has_phases) {
+    ev.push_back({"dataloader_share_of_step", P(h.dataloader_step_pct),
+                  fmt::format("worst step {}", P(h.dataloader_max_step_pct))});
+    ev.push_back({"optimizer_share_of_step", P(h.optimizer_step_pct), ""});
+  }
+  if (h.idle_ns > 0) {
+    ev.push_back({"idle_in_dataloader", P(Share(h.dataloader_idle_ns, h.idle_ns)), "of GPU idle"});
+    ev.push_back({"idle_in_optimizer", P(Share(h.optimizer_idle_ns, h.idle_ns)), "of GPU idle"});
+    ev.push_back({"idle_in_syncs", P(Share(h.sync_idle_ns, h.idle_ns)), "of GPU idle"});
+    ev.push_back({"idle_other_host", P(Share(h.other_idle_ns, h.idle_ns)),
+                  "of GPU idle: Python between kernels"});
+  }
+  return ev;
+}
+
+std::string WorkList(const StartupStats& st) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < st.work.size() && i < 3; ++i) {
+    parts.push_back(fmt::format("{} {}", st.work[i].kind, Ms(st.work[i].time_ns)));
+  }
+  return Join(parts, ", ");
+}
+
+TraceVerdict StartupVerdict(const RankAnalysis& a, const TraceThresholds& th) {
+  const StartupStats& st = a.startup;
+  TraceVerdict v;
+  v.label = Bottleneck::kStartup;
+  v.share_pct = st.share_pct;
+  v.share_of = "trace_window";
+  // The one-time calls are the evidence, not the number of GPU ops (a capture runs few).
+  v.confidence = a.truncated ? "low" : st.share_pct >= 1.5 * th.startup_pct ? "high" : "medium";
+  v.reason = fmt::format(
+      "one-time start-up work takes {} of the window ({}); after it: {}", P(st.share_pct),
+      WorkList(st),
+      st.steady.label == Bottleneck::kInsufficientData
+          ? "too little to judge"
+          : fmt::format("{} {}", BottleneckName(st.steady.label), P(st.steady.share_pct)));
+  return v;
+}
+
+std::string UnsupportedList(const std::vector<UnsupportedDevice>& u) {
+  std::vector<std::string> parts;
+  for (const UnsupportedDevice& x : u) parts.push_back(fmt::format("{} {}", x.events, x.category));
+  return Join(parts, ", ");
+}
+
+// "MTIA", "HPU", "XPU", "PrivateUse1" for the report's device names.
+std::string DeviceTitle(const std::string& device) {
+  if (device == "privateuse1") return "PrivateUse1";
+  std::string out = device;
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
 }  // namespace
 
 TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   TraceVerdict v;
   if (!a.has_gpu_ops && a.counters.ranges > 0) return CounterVerdict(a.counters);
+  if (!a.has_gpu_ops && !a.unsupported.empty()) {
+    return {Bottleneck::kUnsupportedDevice, 0, "high",
+            fmt::format("{} device events are not a timeline gpuvet can analyse ({} event(s))",
+                        DeviceTitle(a.unsupported.front().device), UnsupportedList(a.unsupported))};
+  }
   if (!a.has_gpu_ops) {
     return {Bottleneck::kNoGpuActivity, 0, "high", "the trace holds no GPU operations"};
   }
@@ -229,6 +344,7 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
             fmt::format("{} GPU op(s) over {} in the analysed window: too little to judge",
                         a.temporal.ops_counted, Ms(a.temporal.span_ns))};
   }
+  if (a.startup.detected) return StartupVerdict(a, th);
   Signals s = Derive(a, th);
   struct Option {
     Bottleneck label;
@@ -245,9 +361,11 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
                      P(s.idle_pct), P(s.short_kernel_pct),
                      P(s.kernel_wait_share + s.short_host_share), Ms(th.launch_gap_max_ns))});
   } else if (HostBound(s, th)) {
-    options.push_back({Bottleneck::kHostCpuBound, s.idle_pct * s.host_wait_share / 100, th.idle_pct,
-                       fmt::format("GPU idle {} of the span; {} of idle is host wait",
-                                   P(s.idle_pct), P(s.host_wait_share))});
+    std::string holder = HolderText(a.host);
+    options.push_back(
+        {Bottleneck::kHostCpuBound, s.idle_pct * s.host_wait_share / 100, th.idle_pct,
+         fmt::format("GPU idle {} of the span; {} of idle is host wait{}", P(s.idle_pct),
+                     P(s.host_wait_share), holder.empty() ? "" : "; " + holder)});
   } else if (s.starved && s.comm_exposed_pct < th.comm_exposed_pct) {
     options.push_back(
         {Bottleneck::kIdle, s.idle_pct, th.idle_pct,
@@ -281,6 +399,14 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   return v;
 }
 
+namespace {
+void AppendUnsupported(const RankAnalysis& a, Severity sev, std::vector<Finding>& out);
+void AppendStartupFinding(const RankAnalysis& a, const TraceThresholds& th,
+                          std::vector<Finding>& out);
+void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
+                          std::vector<Finding>& out);
+}  // namespace
+
 void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                         std::vector<Finding>& out) {
   const std::string& subj = a.subject;
@@ -297,6 +423,9 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
     out.push_back(Make("trace.input", subj, Severity::kWarn,
                        "trace truncated: results cover only the events read before the break",
                        input_ev));
+  } else if (!a.has_gpu_ops && !a.unsupported.empty()) {
+    AppendUnsupported(a, Severity::kWarn, out);
+    return;
   } else if (!a.has_gpu_ops) {
     out.push_back(Make("trace.input", subj, Severity::kInfo,
                        "CPU-only rank: the trace holds no GPU kernels, copies or memsets",
@@ -312,6 +441,8 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
   }
   if (counter_mode) AppendCounterFindings(a, out);  // after the truncation warning
   if (!a.has_gpu_ops) return;
+  // Device events that were analysed, beside some that could not be (MTIA insight samples).
+  if (!a.unsupported.empty()) AppendUnsupported(a, Severity::kInfo, out);
   if (TooLittle(a, th)) {
     // Replaces a plain "read completely"; a truncation or read warning stays beside it.
     if (out.back().id == "trace.input" && out.back().severity == Severity::kOk) out.pop_back();
@@ -330,7 +461,62 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
         "torch.profiler.schedule(wait=1, warmup=1, active=3)) so the window holds its work.";
     return;
   }
+  if (a.startup.detected) {
+    AppendStartupFinding(a, th, out);
+    // The steady state after start-up is judged on its own, when enough of it was traced.
+    if (!a.steady_state.empty() && !TooLittle(a.steady_state.front(), th)) {
+      AppendJudgedFindings(a.steady_state.front(), th, out);
+    }
+    return;
+  }
+  AppendJudgedFindings(a, th, out);
+}
 
+namespace {
+
+void AppendUnsupported(const RankAnalysis& a, Severity sev, std::vector<Finding>& out) {
+  std::vector<Evidence> ev;
+  uint64_t total = 0;
+  for (const UnsupportedDevice& u : a.unsupported) {
+    ev.push_back({u.category, fmt::format("{} event(s)", u.events), u.device});
+    total += u.events;
+  }
+  const std::string& device = a.unsupported.front().device;
+  out.push_back(Make(
+      "trace.unsupported_device", a.subject, sev,
+      a.has_gpu_ops
+          ? fmt::format("{} {} event(s) ({}) are samples, not a device timeline, and were not "
+                        "analysed; the {} device ops were",
+                        total, DeviceTitle(device), UnsupportedList(a.unsupported),
+                        a.kernels.op_count)
+          : fmt::format("{} {} event(s) ({}) and no device timeline gpuvet can analyse: not a "
+                        "CPU-only rank, its device work is not in the trace in a form gpuvet reads",
+                        total, DeviceTitle(device), UnsupportedList(a.unsupported)),
+      std::move(ev)));
+}
+
+void AppendStartupFinding(const RankAnalysis& a, const TraceThresholds& th,
+                          std::vector<Finding>& out) {
+  const StartupStats& st = a.startup;
+  std::vector<Evidence> ev = {
+      {"startup_share_of_window", P(st.share_pct), fmt::format(">= {}", P(th.startup_pct))},
+      {"window", Ms(st.window_ns), "first to last GPU op or runtime call"},
+      {"one_time_work", Ms(st.one_time_ns), ""}};
+  for (const StartupWork& w : st.work) {
+    ev.push_back({w.kind, fmt::format("{} call(s), {}", w.count, Ms(w.time_ns)), ""});
+  }
+  ev.push_back({"steady_state_verdict",
+                fmt::format("{} ({})", BottleneckName(st.steady.label), st.steady.reason), ""});
+  out.push_back(Make("trace.startup", a.subject, Severity::kWarn,
+                     fmt::format("the window is start-up, not steady state: one-time work ({}) "
+                                 "takes {} of it",
+                                 WorkList(st), P(st.share_pct)),
+                     std::move(ev)));
+}
+
+void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
+                          std::vector<Finding>& out) {
+  const std::string& subj = a.subject;
   Signals s = Derive(a, th);
   std::string idle_thr = fmt::format(">= {}", P(th.idle_pct));
   Evidence idle_ev{"gpu_idle_pct", P(s.idle_pct), idle_thr};
@@ -364,13 +550,21 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                                    P(s.idle_pct), P(s.host_wait_share), P(s.kernel_wait_share)),
                        {idle_ev, host_ev, kw_ev, span_ev}));
   }
+  std::vector<Evidence> host_evidence = {idle_ev, host_ev};
+  for (Evidence& e : HolderEvidence(a.host)) host_evidence.push_back(std::move(e));
+  const std::string holder = HolderText(a.host);
   out.push_back(Make(
       "trace.host_cpu_bound", subj, host ? Severity::kWarn : Severity::kOk,
-      host ? fmt::format("GPU idle {} of the span; {} of idle is host wait", P(s.idle_pct),
-                         P(s.host_wait_share))
-           : fmt::format("host wait is {} of the span{}", P(s.idle_pct * s.host_wait_share / 100),
-                         launch ? ", attributed to launch overhead" : ""),
-      {idle_ev, host_ev}));
+      host ? fmt::format("GPU idle {} of the span; {} of idle is host wait{}", P(s.idle_pct),
+                         P(s.host_wait_share), holder.empty() ? "" : "; " + holder)
+           : fmt::format(
+                 "host wait is {} of the span{}{}", P(s.idle_pct * s.host_wait_share / 100),
+                 launch ? ", attributed to launch overhead" : "",
+                 a.host.steps > 0 && a.host.has_phases
+                     ? fmt::format("; DataLoader {} of step time", P(a.host.dataloader_step_pct))
+                     : ""),
+      std::move(host_evidence)));
+  if (host && a.host.idle_ns > 0) out.back().decision = std::string(TopHolder(a.host).decision);
   std::vector<Evidence> launch_ev = {short_ev,
                                      launch_gap_ev,
                                      kw_ev,
@@ -458,6 +652,53 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
   }
 }
 
+}  // namespace
+
+namespace {
+
+std::string RankList(const std::vector<int>& ranks) {
+  return ranks.empty() ? "no rank" : "rank(s) " + FormatCpuList(ranks);
+}
+
+// Several runs among the inputs: each described, and compared by mean step with the first.
+void AppendSeparateRuns(const CrossRank& x, std::vector<Finding>& out) {
+  std::vector<Evidence> ev;
+  std::vector<std::string> steps;
+  const TraceRun& first = x.runs.front();
+  for (size_t i = 0; i < x.runs.size(); ++i) {
+    const TraceRun& r = x.runs[i];
+    std::string step = r.mean_step_ns > 0 ? fmt::format("mean step {} over {} step(s)",
+                                                        Ms(r.mean_step_ns), r.steps)
+                                          : "no profiler steps";
+    std::vector<int> missing;
+    for (int k = 0; k < r.world_size; ++k) {
+      if (std::find(r.ranks.begin(), r.ranks.end(), k) == r.ranks.end()) missing.push_back(k);
+    }
+    ev.push_back(
+        {fmt::format("run{}", i + 1),
+         fmt::format("{} of world size {}{}, {}, {} file(s), {}", RankList(r.ranks), r.world_size,
+                     missing.empty() ? "" : " (missing " + FormatCpuList(missing) + ")", r.device,
+                     r.sources.size(), step),
+         ""});
+    if (i > 0 && r.mean_step_ns > 0 && first.mean_step_ns > 0) {
+      ev.push_back(
+          {fmt::format("run{}_vs_run1", i + 1),
+           fmt::format("mean step {:.2f}x run 1's", static_cast<double>(r.mean_step_ns) /
+                                                        static_cast<double>(first.mean_step_ns)),
+           ""});
+    }
+    steps.push_back(r.mean_step_ns > 0 ? Ms(r.mean_step_ns) : "-");
+  }
+  out.push_back(Make("trace.separate_runs", "all ranks", Severity::kWarn,
+                     fmt::format("the inputs are {} separate runs (world size, device, time or a "
+                                 "repeated rank differ): ranks are compared only within a run, "
+                                 "never across; mean step per run {}",
+                                 x.runs.size(), Join(steps, " / ")),
+                     std::move(ev)));
+}
+
+}  // namespace
+
 void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
                              std::vector<Finding>& out) {
   if (!x.missing_ranks.empty()) {
@@ -485,6 +726,7 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
         "Give each run to its own `gpuvet trace` (a before/after pair is compared by reading the "
         "two reports); pass a directory only when it holds one run's per-rank files.";
   }
+  if (x.runs.size() > 1) AppendSeparateRuns(x, out);
   if (x.lateness.empty()) return;
   std::vector<Evidence> ev = {{"collective", x.collective, ""},
                               {"steps_compared", std::to_string(x.steps_compared),
@@ -497,6 +739,18 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
                                                       static_cast<double>(x.mean_step_ns))))});
   }
   ev.push_back({"mean_step", Ms(x.mean_step_ns), ""});
+  if (x.clocks_disagree) {
+    out.push_back(Make("trace.straggler", "all ranks", Severity::kInfo,
+                       fmt::format("no straggler named: a rank's mean delay behind the earliest "
+                                   "exceeds a whole mean step ({}), so the ranks' clocks do not "
+                                   "line up",
+                                   Ms(x.mean_step_ns)),
+                       ev));
+    out.back().decision =
+        "Trace all ranks of one job with a common time base (the same profiler session, hosts "
+        "synchronised by NTP/PTP) before comparing them.";
+    return;
+  }
   if (x.stragglers.empty()) {
     out.push_back(Make("trace.straggler", "all ranks", Severity::kOk,
                        fmt::format("no rank starts the collective last consistently, or late by "
@@ -537,11 +791,17 @@ TraceVerdict OverallVerdict(const std::vector<RankAnalysis>& ranks) {
     v.second += a.verdict.share_pct;
   }
   if (gpu_ranks == 0) {
+    for (const RankAnalysis& a : ranks) {
+      if (a.verdict.label == Bottleneck::kUnsupportedDevice) return a.verdict;
+    }
     return {Bottleneck::kNoGpuActivity, 0, "high", "no rank holds GPU operations"};
   }
   // A bottleneck outranks compute_bound, which outranks insufficient_data.
   auto rank_of = [](Bottleneck label) {
-    if (label == Bottleneck::kInsufficientData || label == Bottleneck::kCountersOnly) return 0;
+    if (label == Bottleneck::kInsufficientData || label == Bottleneck::kCountersOnly ||
+        label == Bottleneck::kStartup || label == Bottleneck::kUnsupportedDevice) {
+      return 0;
+    }
     return label == Bottleneck::kComputeBound ? 1 : 2;
   };
   auto best = votes.begin();

@@ -103,6 +103,33 @@ TEST(VerdictTest, CpuOnlyRankAndTruncatedRank) {
   EXPECT_EQ(r.verdict.label, Bottleneck::kComputeBound);  // the only GPU rank decides
 }
 
+TEST(VerdictTest, AcceleratorWithoutDeviceTimelineIsUnsupportedNotCpuOnly) {
+  RankTrace hpu = WithRank(TraceBuilder().Build(), 0);
+  hpu.device_type = "hpu";
+  hpu.unanalysed.push_back({"hpu_op", "hpu", 12000});
+  TraceReport r = AnalyzeTraces({hpu}, TraceOptions{});
+  EXPECT_EQ(r.verdict.label, Bottleneck::kUnsupportedDevice) << r.verdict.reason;
+  const Finding* f = Find(r, "trace.unsupported_device", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarn);
+  EXPECT_NE(f->summary.find("12000 HPU event(s) (12000 hpu_op)"), std::string::npos) << f->summary;
+  EXPECT_EQ(f->summary.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
+  for (const Finding& g : r.findings) {
+    EXPECT_EQ(g.summary.find("CPU-only rank:"), std::string::npos) << g.summary;
+  }
+}
+
+TEST(VerdictTest, AnalysedAcceleratorWithSamplesKeepsItsVerdict) {
+  RankTrace mtia = WithRank(ComputeBound(), 0);
+  mtia.device_type = "mtia";
+  mtia.unanalysed.push_back({"mtia_insight", "mtia", 40});
+  TraceReport r = AnalyzeTraces({mtia}, TraceOptions{});
+  EXPECT_EQ(r.verdict.label, Bottleneck::kComputeBound);
+  const Finding* f = Find(r, "trace.unsupported_device", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kInfo);
+}
+
 TEST(VerdictTest, SubjectIsFileNameWhenRankUnknown) {
   RankTrace t = ComputeBound();
   t.source = "/some/dir/worker0.pt.trace.json.gz";
