@@ -265,8 +265,9 @@ std::string HolderText(const HostAttribution& h) {
   for (const Holder& x : Holders(h)) {
     if (x.name != top.name) rest.push_back(fmt::format("{} {}", x.name, P(Share(x.ns, h.idle_ns))));
   }
-  return fmt::format("{} holds {} of the idle ({}){}", top.name, P(Share(top.ns, h.idle_ns)),
-                     Join(rest, ", "),
+  const bool plural = top.name == "host syncs";
+  return fmt::format("{} {} {} of the idle ({}){}", top.name, plural ? "hold" : "holds",
+                     P(Share(top.ns, h.idle_ns)), Join(rest, ", "),
                      h.has_phases ? "" : "; the trace marks no DataLoader or optimizer ops");
 }
 
