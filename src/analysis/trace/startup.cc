@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "analysis/trace/intervals.h"
 #include "util/strings.h"
@@ -90,16 +91,28 @@ StartupStats ComputeStartup(const RankTrace& trace, const TraceThresholds& th) {
   std::map<std::string, uint64_t> counts;
   std::unordered_set<uint32_t> launched;
   std::unordered_map<int32_t, int64_t> capture_begin;  // tid -> start of its open capture
+  // What each interned API name is, classified once: a trace has a few dozen distinct names and
+  // up to millions of calls. 0: steady-state work, 1: begin capture, 2: end capture, 3: one-time.
+  std::vector<int8_t> role(trace.names.size(), -1);
+  std::vector<std::string_view> kind_of(trace.names.size());
   for (const RuntimeCall& c : trace.runtime) {
-    const std::string& name = trace.Name(c.name);
+    if (c.name >= role.size()) continue;
+    if (role[c.name] < 0) {
+      const std::string& name = trace.Name(c.name);
+      kind_of[c.name] = OneTimeKind(name);
+      role[c.name] = !kind_of[c.name].empty() ? 3
+                     : IsBeginCapture(name)   ? 1
+                     : IsEndCapture(name)     ? 2
+                                              : 0;
+    }
     const int64_t end = c.start_ns + c.dur_ns;
-    std::string_view kind = OneTimeKind(name);
-    if (!kind.empty()) {
+    std::string_view kind = kind_of[c.name];
+    if (role[c.name] == 3) {
       by_kind[std::string(kind)].push_back({c.start_ns, end});
       ++counts[std::string(kind)];
-    } else if (IsBeginCapture(name)) {
+    } else if (role[c.name] == 1) {
       capture_begin[c.tid] = c.start_ns;
-    } else if (IsEndCapture(name)) {
+    } else if (role[c.name] == 2) {
       auto it = capture_begin.find(c.tid);
       if (it != capture_begin.end()) {
         by_kind["CUDA-graph capture"].push_back({it->second, end});

@@ -105,7 +105,12 @@ void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
     trace_->counter_ranges.push_back(range);
     return;
   }
-  std::string_view accelerator = AcceleratorOfCategory(ev.cat_text);
+  // Only these classes can be an accelerator's (CUDA's cat strings fail at the first letter).
+  std::string_view accelerator;
+  if (cat == KinetoCategory::kKernel || cat == KinetoCategory::kRuntime ||
+      cat == KinetoCategory::kAcceleratorOther) {
+    accelerator = AcceleratorOfCategory(ev.cat_text);
+  }
   if (!accelerator.empty()) {
     if (accelerator_.empty()) accelerator_ = std::string(accelerator);
     if (cat == KinetoCategory::kAcceleratorOther) {
