@@ -56,7 +56,7 @@ RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options, bool r
   a.idle = ComputeIdleBreakdown(t, window, options.thresholds);
   a.gpu_idle = ComputeGpuIdle(t, window, options.thresholds);
   a.kernels = ComputeKernelBreakdown(t, window, options);
-  a.launch = ComputeLaunchStats(t);
+  a.launch = ComputeLaunchStats(t, window);
   a.copies = ComputeCopyStats(t, options.thresholds, a.temporal.start_ns, a.temporal.end_ns);
   a.overlap = ComputeCommOverlap(t, window);
   a.steps = ComputeSteps(t);
