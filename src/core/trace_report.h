@@ -150,7 +150,8 @@ struct CopyStats {
   int64_t host_copy_in_span_ns = 0;
   int64_t host_copy_exposed_in_span_ns = 0;
   // Blocking copies: a synchronous cudaMemcpy, or a cudaMemcpyAsync whose copy touches pageable
-  // host memory (the call returns only once the data is staged). Host time inside those calls.
+  // host memory (the call returns only once the data is staged), scalar reads excepted (their
+  // wait is for the queue: a sync, counted there). Host time inside those calls.
   uint64_t blocking_copies = 0;
   int64_t blocking_copy_ns = 0;
   int64_t blocking_copy_in_span_ns = 0;  // clipped to the span
@@ -177,10 +178,10 @@ struct CommKindTime {
 };
 
 struct CommOverlap {
-  int64_t comm_ns = 0;        // union of communication kernels
-  int64_t overlapped_ns = 0;  // part of it overlapped by computation kernels
-  double overlap_pct = 0;     // overlapped / comm
-  int64_t exposed_ns = 0;     // comm_ns − overlapped_ns
+  int64_t comm_ns = 0;              // union of communication kernels
+  int64_t overlapped_ns = 0;        // part of it overlapped by computation kernels
+  double overlap_pct = 0;           // overlapped / comm
+  int64_t exposed_ns = 0;           // comm_ns − overlapped_ns
   std::vector<CommKindTime> kinds;  // by descending time
 };
 

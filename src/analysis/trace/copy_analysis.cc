@@ -76,6 +76,9 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
   std::vector<Interval> all_ops, compute, host_copies;
   all_ops.reserve(trace.gpu_ops.size());
   std::unordered_set<int64_t> pageable_calls;  // correlations of pageable copies
+  // Correlations of scalar reads: the host waits there for the queue, not for the copy, and
+  // trace.sync_stalls reports that wait; they are not blocking copies.
+  std::unordered_set<int64_t> scalar_calls;
   KernelTypeCache types(trace);
   for (const GpuOp& op : trace.gpu_ops) {
     all_ops.push_back({op.start_ns, op.start_ns + op.dur_ns});
@@ -105,11 +108,13 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
     if (c.kind == RuntimeKind::kMemcpy) {
       ++s.scalar_reads;
       s.scalar_read_ns += c.dur_ns;
+      scalar_calls.insert(op.correlation);
     } else if (c.kind == RuntimeKind::kMemcpyAsync && next_on_thread[call->second] >= 0) {
       const RuntimeCall& n = trace.runtime[next_on_thread[call->second]];
       if (n.kind == RuntimeKind::kStreamSync || n.kind == RuntimeKind::kDeviceSync) {
         ++s.scalar_reads;
         s.scalar_read_ns += n.dur_ns;
+        scalar_calls.insert(op.correlation);
       }
     }
   }
@@ -138,10 +143,10 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
         0, std::min(c.start_ns + c.dur_ns, span_end_ns) - std::max(c.start_ns, span_start_ns));
   };
   for (const RuntimeCall& c : trace.runtime) {
-    const bool blocking =
-        c.kind == RuntimeKind::kMemcpy ||
-        (c.kind == RuntimeKind::kMemcpyAsync && c.correlation != -1 &&
-         pageable_calls.count(c.correlation) > 0);
+    const bool scalar = c.correlation != -1 && scalar_calls.count(c.correlation) > 0;
+    const bool blocking = !scalar && (c.kind == RuntimeKind::kMemcpy ||
+                                      (c.kind == RuntimeKind::kMemcpyAsync && c.correlation != -1 &&
+                                       pageable_calls.count(c.correlation) > 0));
     if (blocking) {
       ++s.blocking_copies;
       s.blocking_copy_ns += c.dur_ns;
@@ -162,8 +167,8 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
   }
   std::vector<Interval> sync_in_span =
       Clip(MergeIntervals(std::move(sync_intervals)), span_start_ns, span_end_ns);
-  s.sync_idle_in_span_ns =
-      TotalLength(sync_in_span) - IntersectionLength(sync_in_span, MergeIntervals(std::move(all_ops)));
+  s.sync_idle_in_span_ns = TotalLength(sync_in_span) -
+                           IntersectionLength(sync_in_span, MergeIntervals(std::move(all_ops)));
   for (const SyncKindStat& k : syncs) {
     if (k.count > 0) s.syncs.push_back(k);
   }

@@ -17,8 +17,8 @@ namespace gpuvet {
 // sync (that sync's time counts). copy_busy_in_span_ns and sync_in_span_ns clip the copies and
 // the sync calls to [span_start_ns, span_end_ns), the window the verdict's shares divide by; so do
 // the exposed host<->device copy time (not covered by any computation kernel, ClassifyKernel),
-// the blocking copy calls (synchronous cudaMemcpy, pageable cudaMemcpyAsync) and the sync time
-// while no GPU op runs.
+// the blocking copy calls (synchronous cudaMemcpy, pageable cudaMemcpyAsync; scalar reads are not
+// counted there, their wait is a sync) and the sync time while no GPU op runs.
 CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresholds,
                            int64_t span_start_ns, int64_t span_end_ns);
 

@@ -179,8 +179,7 @@ TEST(HtaKernelBreakdownTest, KernelTypesAndTopKernelsMatchHta) {
         if (!listed.count(n) || (dev && dev->names)) continue;
         ++names;
         // HTA sums durations rounded to whole µs: allow 1 % and 2 µs per launch.
-        EXPECT_NEAR(listed[n], hta_us, 0.01 * hta_us + 2.0 * static_cast<double>(launches[n]))
-            << n;
+        EXPECT_NEAR(listed[n], hta_us, 0.01 * hta_us + 2.0 * static_cast<double>(launches[n])) << n;
       }
     }
   }

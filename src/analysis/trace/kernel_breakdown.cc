@@ -13,8 +13,8 @@ namespace gpuvet {
 
 namespace {
 
-constexpr HtaKernelType kTypeOrder[] = {HtaKernelType::kComputation,
-                                        HtaKernelType::kCommunication, HtaKernelType::kMemory};
+constexpr HtaKernelType kTypeOrder[] = {HtaKernelType::kComputation, HtaKernelType::kCommunication,
+                                        HtaKernelType::kMemory};
 
 double Pct(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;

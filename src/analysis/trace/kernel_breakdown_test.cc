@@ -116,8 +116,8 @@ TEST(KernelBreakdownTest, TopKernelsFollowHtaQuantile) {
 // HTA's kernel-type table: exclusive union time per combination, rows partition the busy time.
 TEST(KernelBreakdownTest, KernelTypesAreExclusiveUnionTime) {
   TraceBuilder b;
-  b.Kernel("ampere_sgemm", 0, 100, 7);          // compute 0-100
-  b.Kernel("ampere_sgemm", 50, 100, 8);         // compute 50-150 (union 0-150)
+  b.Kernel("ampere_sgemm", 0, 100, 7);           // compute 0-100
+  b.Kernel("ampere_sgemm", 50, 100, 8);          // compute 50-150 (union 0-150)
   b.Kernel("ncclKernel_AllReduce", 120, 60, 9);  // comm 120-180: 30 with compute, 30 alone
   b.Copy(CopyKind::kHtoD, 1 << 20, 170, 40, MemKind::kPinned, RuntimeKind::kOther, 0, 0, 10);
   // memory 170-210: 10 with comm, 30 alone
@@ -152,8 +152,9 @@ GpuOp KernelOp(bool collective = false) {
 // kernels carry too.
 TEST(KernelClassTest, CommunicationBeyondNccl) {
   GpuOp k = KernelOp();
-  EXPECT_EQ(CommunicationKind(k, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
-            "nccl");
+  EXPECT_EQ(
+      CommunicationKind(k, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+      "nccl");
   EXPECT_EQ(CommunicationKind(k, "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)"),
             "deepep");
   EXPECT_EQ(CommunicationKind(k, "void deep_ep::internode_ll::combine<false, 7168>(void*)"),
@@ -172,8 +173,9 @@ TEST(KernelClassTest, CommunicationBeyondNccl) {
   // Kineto's collective args make any kernel communication.
   EXPECT_EQ(CommunicationKind(KernelOp(true), "my_fused_kernel"), "collective");
   // Compute kernels with collective-sounding words.
-  EXPECT_EQ(CommunicationKind(k, "void cub::DeviceReduceByKeyKernel<cub::DispatchReduceByKey<long*>"),
-            "");
+  EXPECT_EQ(
+      CommunicationKind(k, "void cub::DeviceReduceByKeyKernel<cub::DispatchReduceByKey<long*>"),
+      "");
   EXPECT_EQ(CommunicationKind(k, "void at::native::reduce_kernel<512, 1>"), "");
   EXPECT_EQ(CommunicationKind(k, "_combined_routing_compute"), "");
   EXPECT_EQ(CommunicationKind(k, "void at::native::scatter_gather_elementwise_kernel<128, 4>"), "");

@@ -43,8 +43,8 @@ std::string_view CommunicationKind(const GpuOp& op, std::string_view name) {
   // internode_ll dispatch, combine, notify_dispatch, buffer cleaning).
   if (ContainsAny(n, {"deep_ep::", "deepep"})) return "deepep";
   // PyTorch SymmetricMemory (c10d::symmetric_memory): multimem and one/two-shot all-reduce.
-  if (ContainsAny(n, {"symmetric_memory", "multimem_", "one_shot_all_reduce",
-                      "two_shot_all_reduce"})) {
+  if (ContainsAny(
+          n, {"symmetric_memory", "multimem_", "one_shot_all_reduce", "two_shot_all_reduce"})) {
     return "symmetric_memory";
   }
   // Inference engines' own collectives: vLLM custom all-reduce (cross_device_reduce_1stage/
@@ -71,7 +71,8 @@ HtaKernelType KernelTypeCache::Of(const GpuOp& op) {
     return ClassifyKernel(op, op.name < trace_.names.size() ? trace_.Name(op.name) : "");
   }
   std::vector<int8_t>& slot = op.collective ? collective_ : kernel_;
-  if (slot[op.name] < 0) slot[op.name] = static_cast<int8_t>(ClassifyKernel(op, trace_.Name(op.name)));
+  if (slot[op.name] < 0)
+    slot[op.name] = static_cast<int8_t>(ClassifyKernel(op, trace_.Name(op.name)));
   return static_cast<HtaKernelType>(slot[op.name]);
 }
 

@@ -45,9 +45,9 @@ LaunchStats ComputeLaunchStats(const RankTrace& trace, const OpWindow& window) {
     auto it = calls.find(op.correlation);
     if (it == calls.end()) continue;
     const RuntimeCall& call = *it->second;
-    if (in_window[i] && (call.kind == RuntimeKind::kLaunch ||
-                         call.kind == RuntimeKind::kMemcpyAsync ||
-                         call.kind == RuntimeKind::kMemset)) {
+    if (in_window[i] &&
+        (call.kind == RuntimeKind::kLaunch || call.kind == RuntimeKind::kMemcpyAsync ||
+         call.kind == RuntimeKind::kMemset)) {
       auto& ev = queue_events[{op.device, op.stream}];
       // Queued from its launch call until it starts running, as HTA's queue length counts it.
       ev.emplace_back(call.start_ns, +1);

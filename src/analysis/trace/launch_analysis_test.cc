@@ -78,7 +78,7 @@ TEST(LaunchAnalysisTest, QueueLengthOverTheAnalysisWindow) {
   ASSERT_EQ(s.queues.size(), 1u);
   EXPECT_EQ(s.queues[0].max_queue, 1);
   EXPECT_EQ(ComputeLaunchStats(t).queues[0].max_queue, 3);  // the whole trace
-  EXPECT_EQ(s.launches, 4u);  // launch figures stay whole-trace
+  EXPECT_EQ(s.launches, 4u);                                // launch figures stay whole-trace
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ TemporalBreakdown ComputeTemporal(const RankTrace& trace, const OpWindow& window
 
 CommOverlap ComputeCommOverlap(const RankTrace& trace, const OpWindow& window) {
   std::vector<Interval> comm, compute;
-  std::vector<CommKindTime> kinds;                // a handful
+  std::vector<CommKindTime> kinds;               // a handful
   std::unordered_map<uint64_t, size_t> kind_of;  // (name, collective) -> index into kinds
   KernelTypeCache types(trace);
   for (uint32_t i : window.ops) {

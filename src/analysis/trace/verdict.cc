@@ -261,10 +261,11 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
   // Pageable and blocking copies: judged by what they move and by how long they hold the host.
   std::vector<Evidence> pg_ev = {
       {"pageable_copies", std::to_string(c.pageable_count), ""},
-      {"pageable_bytes", Bytes(c.pageable_bytes), fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
+      {"pageable_bytes", Bytes(c.pageable_bytes),
+       fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
       {"pageable_time", Ms(c.pageable_ns), ""},
       {"host_blocked_in_copies_share", P(s.blocking_pct),
-       fmt::format(">= {} (synchronous or pageable copy calls)", P(th.blocking_copy_pct))},
+       fmt::format(">= {}, synchronous or pageable copy calls", P(th.blocking_copy_pct))},
       {"blocking_copies", fmt::format("{} ({})", c.blocking_copies, Ms(c.blocking_copy_ns)), ""},
       {"longest_blocking_copy", Ms(c.blocking_copy_max_ns), ""}};
   const bool blocked = s.blocking_pct >= th.blocking_copy_pct;
@@ -299,11 +300,12 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
   uint64_t nsync = 0;
   for (const SyncKindStat& k : c.syncs) nsync += k.count;
   bool stalls = s.sync_pct >= th.sync_pct;
-  out.push_back(Make("trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
-                     fmt::format("host blocked in {} synchronisations for {}; the GPU idled "
-                                 "during {} of the span of it, {} scalar reads",
-                                 nsync, Ms(c.sync_ns), P(s.sync_pct), c.scalar_reads),
-                     sync_ev));
+  out.push_back(Make(
+      "trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
+      fmt::format("host blocked in {} synchronisations for {}, {} of it while "
+                  "the GPU idled ({} of the span); {} scalar reads",
+                  nsync, Ms(c.sync_ns), Ms(c.sync_idle_in_span_ns), P(s.sync_pct), c.scalar_reads),
+      sync_ev));
 
   // Communication, whatever library moves it.
   const CommOverlap& o = a.overlap;
@@ -317,15 +319,14 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
     kinds.push_back(fmt::format("{} x{} ({})", k.kind, k.count, Ms(k.time_ns)));
   }
   bool comm = s.comm_exposed_pct >= th.comm_exposed_pct;
-  out.push_back(
-      Make("trace.comm_bound", subj, comm ? Severity::kWarn : Severity::kOk,
-           fmt::format("communication {} of the span, {} of it overlapped by compute; exposed {}",
-                       P(Share(o.comm_ns, span)), P(o.overlap_pct), P(s.comm_exposed_pct)),
-           {{"comm_exposed_share", P(s.comm_exposed_pct),
-             fmt::format(">= {}", P(th.comm_exposed_pct))},
-            {"comm_time", Ms(o.comm_ns), ""},
-            {"comm_comp_overlap", P(o.overlap_pct), ""},
-            {"comm_kernels", Join(kinds, ", "), ""}}));
+  out.push_back(Make(
+      "trace.comm_bound", subj, comm ? Severity::kWarn : Severity::kOk,
+      fmt::format("communication {} of the span, {} of it overlapped by compute; exposed {}",
+                  P(Share(o.comm_ns, span)), P(o.overlap_pct), P(s.comm_exposed_pct)),
+      {{"comm_exposed_share", P(s.comm_exposed_pct), fmt::format(">= {}", P(th.comm_exposed_pct))},
+       {"comm_time", Ms(o.comm_ns), ""},
+       {"comm_comp_overlap", P(o.overlap_pct), ""},
+       {"comm_kernels", Join(kinds, ", "), ""}}));
 }
 
 }  // namespace
