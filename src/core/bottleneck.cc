@@ -234,8 +234,8 @@ constexpr BottleneckInfo kBottlenecks[] = {
     {B::kTransferBound, S::kNone, "transfer_bound", "analyze, trace", "Bound by host-device copies",
      "Host-device copies fill the PCIe link or take a large share of GPU time: the job is bound "
      "by transfers.",
-     "Recording: PCIe traffic >= 60 % of the link's rate (starved or not). Trace: memory copies "
-     ">= 10 % of the GPU span.",
+     "Recording: PCIe traffic >= 60 % of the link's rate (starved or not). Trace: host-device "
+     "copies not overlapped by compute >= 10 % of the GPU span.",
      "Host-device copies fill the PCIe link: pin host memory, overlap copies with compute, keep "
      "tensors resident on the GPU, and confirm the link runs at full width and generation "
      "(`gpuvet check`)."},

@@ -33,6 +33,9 @@ struct GpuOp {
   MemKind src = MemKind::kUnknown;
   MemKind dst = MemKind::kUnknown;
   bool graph_launched = false;  // enqueued by a CUDA graph launch (cudaGraphLaunch)
+  // A kernel the profiler tagged as a collective (Kineto args "Collective name", "Process Group
+  // Name" or "Process Group Ranks" on the kernel event), whatever its name.
+  bool collective = false;
 };
 
 // What a host-side CUDA/HIP runtime or driver API call does, for launch and sync analyses.

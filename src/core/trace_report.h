@@ -63,10 +63,12 @@ struct KernelCategoryTime {
   double pct = 0;
 };
 
-// One kernel name aggregated over its launches.
+// One kernel name aggregated over its launches, or HTA's "others" row of a kernel type (name
+// "others", category "": the names past HTA's cut, summed).
 struct KernelStat {
   std::string name;
   std::string category;
+  std::string type;  // "computation", "communication", "memory" (gpuvet's kernel type)
   uint64_t count = 0;
   int64_t total_ns = 0;
   int64_t min_ns = 0;
@@ -75,13 +77,26 @@ struct KernelStat {
   double pct = 0;  // of all GPU-op time
 };
 
+// Time during which exactly one combination of kernel types runs (HTA get_gpu_kernel_breakdown's
+// kernel_type table): "computation", "communication", "memory", or several joined by
+// " overlapping " in that order ("computation overlapping communication"). The rows partition the
+// union of all GPU ops, so their pcts add up to 100.
+struct KernelTypeTime {
+  std::string type;
+  int64_t time_ns = 0;
+  double pct = 0;  // of the union of all GPU ops in the window
+};
+
 struct KernelBreakdown {
   uint64_t op_count = 0;                       // kernels + memcpy + memset
   uint64_t kernel_count = 0;                   // kernels only
   uint64_t graph_launched_count = 0;           // kernels enqueued by a CUDA graph launch
   int64_t total_ns = 0;                        // sum of op durations (not the union)
   std::vector<KernelCategoryTime> categories;  // descending by time
-  std::vector<KernelStat> top;  // the heaviest names covering 80 % of time, at most 10
+  std::vector<KernelTypeTime> types;           // exclusive union time, descending
+  // The top kernels of each kernel type as HTA lists them (computation, then communication, then
+  // memory; by descending time within a type, its "others" row last).
+  std::vector<KernelStat> top;
 };
 
 // Queue length on one stream as HTA defines it: ops launched (runtime call started) and not yet
@@ -129,20 +144,45 @@ struct CopyStats {
   int64_t pageable_ns = 0;
   int64_t copy_busy_ns = 0;          // union of memcpy intervals
   int64_t copy_busy_in_span_ns = 0;  // the part of it inside the temporal breakdown's span
-  std::vector<SyncKindStat> syncs;   // device, stream, event, memcpy (synchronous copies)
-  int64_t sync_ns = 0;               // host time blocked in all of them
-  int64_t sync_in_span_ns = 0;       // the part of it inside the temporal breakdown's span
+  // Host<->device copies (HtoD, DtoH) inside the span: their union, and the part of it during
+  // which no computation kernel runs on any stream (what transfer_bound judges). DtoD and peer
+  // copies are device-memory traffic or communication, not transfers over the host link.
+  int64_t host_copy_in_span_ns = 0;
+  int64_t host_copy_exposed_in_span_ns = 0;
+  // Blocking copies: a synchronous cudaMemcpy, or a cudaMemcpyAsync whose copy touches pageable
+  // host memory (the call returns only once the data is staged), scalar reads excepted (their
+  // wait is for the queue: a sync, counted there). Host time inside those calls.
+  uint64_t blocking_copies = 0;
+  int64_t blocking_copy_ns = 0;
+  int64_t blocking_copy_in_span_ns = 0;  // clipped to the span
+  int64_t blocking_copy_max_ns = 0;      // the longest single call
+  std::vector<SyncKindStat> syncs;       // device, stream, event, memcpy (synchronous copies)
+  int64_t sync_ns = 0;                   // host time blocked in all of them
+  int64_t sync_in_span_ns = 0;           // the part of it inside the temporal breakdown's span
+  // The part of sync_in_span_ns (as a union over threads) during which no GPU op runs on any
+  // stream: the host waits and the GPU has nothing to do (what sync_stalls judges). A sync while
+  // the GPU is busy costs the GPU nothing.
+  int64_t sync_idle_in_span_ns = 0;
   uint64_t scalar_reads = 0;   // small DtoH copies followed by a stream/device sync (`.item()`)
   int64_t scalar_read_ns = 0;  // host time in those syncs
 };
 
 // Communication/computation overlap as HTA's get_comm_comp_overlap: the share of communication
-// kernel time during which a computation kernel also runs.
+// kernel time during which a computation kernel also runs. Communication is every kernel gpuvet
+// recognises as such (NCCL/RCCL as HTA, plus DeepEP, NVSHMEM, MSCCL, custom all-reduce…).
+// Communication kernels of one kind ("nccl", "deepep", "nvshmem", …; see CommunicationKind).
+struct CommKindTime {
+  std::string kind;
+  uint64_t count = 0;
+  int64_t time_ns = 0;  // sum of durations
+};
+
 struct CommOverlap {
-  int64_t comm_ns = 0;        // union of communication kernels
-  int64_t overlapped_ns = 0;  // part of it overlapped by computation kernels
-  double overlap_pct = 0;     // overlapped / comm
-  int64_t exposed_ns = 0;     // comm_ns − overlapped_ns
+  int64_t comm_ns = 0;              // union of communication kernels
+  int64_t overlapped_ns = 0;        // part of it overlapped by computation kernels
+  double overlap_pct = 0;           // overlapped / comm
+  int64_t exposed_ns = 0;           // comm_ns − overlapped_ns
+  std::vector<CommKindTime> kinds;  // by descending time
 };
 
 // One profiler step: host range and what the GPU did inside it.

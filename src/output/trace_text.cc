@@ -107,8 +107,16 @@ std::string RankSection(const RankAnalysis& a) {
     out += fmt::format("    {:<14} {:>10} {:>6.1f} %  x{}\n", c.category, Dur(c.total_ns), c.pct,
                        c.count);
   }
-  out += "  top kernels\n";
+  if (!k.types.empty()) out += "  kernel types (exclusive time, as HTA)\n";
+  for (const KernelTypeTime& t : k.types) {
+    out += fmt::format("    {:<40} {:>10} {:>6.1f} %\n", t.type, Dur(t.time_ns), t.pct);
+  }
+  std::string type;
   for (const KernelStat& s : k.top) {
+    if (s.type != type) {
+      type = s.type;
+      out += fmt::format("  top kernels ({})\n", type);
+    }
     out += fmt::format("    {:>5.1f} % {:>10} x{:<6} {}\n", s.pct, Dur(s.total_ns), s.count,
                        Short(s.name, 70));
   }
@@ -118,7 +126,7 @@ std::string RankSection(const RankAnalysis& a) {
   out += fmt::format(
       "  whole trace: launches {}: {:.1f} % shorter than their launch; launch median {}, kernel "
       "median {}; "
-      "delay p50 {} p95 {}; max queue {}\n",
+      "delay p50 {} p95 {}; in the window: max queue {}\n",
       l.launches, l.shorter_pct, Dur(l.launch_median_ns), Dur(l.kernel_median_ns),
       Dur(l.delay_p50_ns), Dur(l.delay_p95_ns), max_q);
   const CopyStats& c = a.copies;
@@ -128,12 +136,20 @@ std::string RankSection(const RankAnalysis& a) {
   }
   uint64_t nsync = 0;
   for (const SyncKindStat& s : c.syncs) nsync += s.count;
-  out +=
-      fmt::format("  pageable copies {} ({}); host syncs {} ({}); scalar reads {}\n",
-                  c.pageable_count, Bytes(c.pageable_bytes), nsync, Dur(c.sync_ns), c.scalar_reads);
+  if (c.host_copy_in_span_ns > 0) {
+    out += fmt::format("  host-device copies in the span {}, not overlapped by compute {}\n",
+                       Dur(c.host_copy_in_span_ns), Dur(c.host_copy_exposed_in_span_ns));
+  }
+  out += fmt::format(
+      "  pageable copies {} ({}); blocking copies {} ({}); host syncs {} ({}, {} while the GPU "
+      "idled); scalar reads {}\n",
+      c.pageable_count, Bytes(c.pageable_bytes), c.blocking_copies, Dur(c.blocking_copy_ns), nsync,
+      Dur(c.sync_ns), Dur(c.sync_idle_in_span_ns), c.scalar_reads);
   if (a.overlap.comm_ns > 0) {
-    out += fmt::format("  communication {}, {:.1f} % overlapped by compute\n",
-                       Dur(a.overlap.comm_ns), a.overlap.overlap_pct);
+    std::vector<std::string> kinds;
+    for (const CommKindTime& ck : a.overlap.kinds) kinds.push_back(ck.kind);
+    out += fmt::format("  communication {} ({}), {:.1f} % overlapped by compute\n",
+                       Dur(a.overlap.comm_ns), Join(kinds, ", "), a.overlap.overlap_pct);
   }
   if (!a.steps.empty()) {
     double busy = 0;

@@ -76,7 +76,7 @@ RankAnalysis AnalyzeWindow(const RankTrace& t, const TraceOptions& options, bool
   a.idle = ComputeIdleBreakdown(t, window, options.thresholds);
   a.gpu_idle = ComputeGpuIdle(t, window, options.thresholds);
   a.kernels = ComputeKernelBreakdown(t, window, options);
-  a.launch = ComputeLaunchStats(t);
+  a.launch = ComputeLaunchStats(t, window);
   a.copies = ComputeCopyStats(t, options.thresholds, a.temporal.start_ns, a.temporal.end_ns);
   a.overlap = ComputeCommOverlap(t, window);
   a.steps = ComputeSteps(t);

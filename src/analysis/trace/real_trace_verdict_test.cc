@@ -1,6 +1,7 @@
 // Verdicts on real shared traces whose answer is known: the Kineto TB plugin's resnet50 examples
-// (num_workers=0 is DataLoader-bound, num_workers=4 is not), HTA's NCCL trace (communication) and
-// simple_add (pageable host-to-device copies). Skipped when the shared data is absent.
+// (num_workers=0 is DataLoader-bound, num_workers=4 is not), HTA's NCCL trace (communication),
+// simple_add (pageable host-to-device copies), TraceLens' B200 symmetric-memory all-reduce and
+// inference traces that sync while the GPU is busy. Skipped when the shared data is absent.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -136,6 +137,42 @@ TEST(RealTraceVerdictTest, TraceComparePairIsTwoRunsNotTwoRanks) {
   for (const RankAnalysis& a : r->ranks) {
     EXPECT_EQ(a.verdict.label, Bottleneck::kInsufficientData) << a.subject;
     EXPECT_LE(a.copies.copy_busy_in_span_ns, a.temporal.span_ns);
+  }
+}
+
+// The B200 eager trace's multimem_all_reduce_kernel (PyTorch SymmetricMemory, 73 launches) is
+// communication, though HTA's name test ("nccl") calls it compute; its NCCL all-gather carries
+// Kineto's collective args.
+TEST(RealTraceVerdictTest, SymmetricMemoryKernelsAreCommunication) {
+  ANALYZE_OR_SKIP(r, "tracelens/b200");
+  const RankAnalysis& a = r->ranks[0];
+  bool symmetric = false, nccl = false;
+  for (const CommKindTime& k : a.overlap.kinds) {
+    symmetric |= k.kind == "symmetric_memory" && k.count == 73;
+    nccl |= k.kind == "nccl";
+  }
+  EXPECT_TRUE(symmetric);
+  EXPECT_TRUE(nccl);
+  EXPECT_GT(a.overlap.comm_ns, 0);
+  EXPECT_EQ(a.verdict.label, Bottleneck::kHostCpuBound) << a.verdict.reason;
+}
+
+// Inference traces where the host waits in syncs while the GPU is busy: tens of ms of sync, under
+// 2 % of the span with the GPU idle. Not a stall (both used to warn).
+TEST(RealTraceVerdictTest, SyncWhileTheGpuIsBusyIsNoStall) {
+  for (const char* dir : {"tracelens/h100", "tracelens/torch_compile_triton"}) {
+    SCOPED_TRACE(dir);
+    ANALYZE_OR_SKIP(r, dir);
+    for (const RankAnalysis& a : r->ranks) {
+      if (a.source.find("bert") != std::string::npos) continue;  // host-bound, few syncs
+      SCOPED_TRACE(a.source);
+      EXPECT_LT(a.copies.sync_idle_in_span_ns, a.temporal.span_ns / 50);
+    }
+    for (const Finding& f : r->findings) {
+      if (f.id == "trace.sync_stalls") {
+        EXPECT_EQ(f.severity, Severity::kOk) << f.summary;
+      }
+    }
   }
 }
 

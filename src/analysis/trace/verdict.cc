@@ -56,7 +56,8 @@ struct Signals {
   double transfer_pct = 0;
   double comm_exposed_pct = 0;
   double compute_pct = 0;
-  double sync_pct = 0;
+  double sync_pct = 0;      // host sync time while the GPU idles
+  double blocking_pct = 0;  // host time in blocking (synchronous or pageable) copy calls
   bool starved = false;
 };
 
@@ -73,10 +74,13 @@ Signals Derive(const RankAnalysis& a, const TraceThresholds& th) {
   s.kernel_wait_share = Share(g.kernel_wait_ns, idle);
   s.short_host_share = Share(g.host_wait_short_ns, idle);
   s.short_kernel_pct = a.launch.shorter_pct;
-  s.transfer_pct = std::min(100.0, Share(a.copies.copy_busy_in_span_ns, span));
+  // Exposed time for every GPU-side bottleneck: what compute did not hide (transfers, comm) and
+  // what the host waited while the GPU had nothing to run (syncs).
+  s.transfer_pct = std::min(100.0, Share(a.copies.host_copy_exposed_in_span_ns, span));
   s.comm_exposed_pct = std::min(100.0, Share(a.overlap.exposed_ns, span));
   s.compute_pct = a.temporal.compute_pct;
-  s.sync_pct = std::min(100.0, Share(a.copies.sync_in_span_ns, span));
+  s.sync_pct = std::min(100.0, Share(a.copies.sync_idle_in_span_ns, span));
+  s.blocking_pct = std::min(100.0, Share(a.copies.blocking_copy_in_span_ns, span));
   s.starved = s.idle_pct >= th.idle_pct;
   return s;
 }
@@ -327,6 +331,115 @@ std::string DeviceTitle(const std::string& device) {
   return out;
 }
 
+// trace.transfer_bound, trace.pageable_copies, trace.sync_stalls and trace.comm_bound: each judged
+// by exposed time (what compute did not hide, or host waits while the GPU idled) against its
+// threshold, with the totals beside it so the hidden part is visible too.
+void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th, const Signals& s,
+                                std::vector<Finding>& out) {
+  const std::string& subj = a.subject;
+  const CopyStats& c = a.copies;
+  const int64_t span = a.temporal.span_ns;
+
+  // Transfers: host-device copies not hidden behind compute.
+  const int64_t hidden = c.host_copy_in_span_ns - c.host_copy_exposed_in_span_ns;
+  std::vector<Evidence> copy_ev = {
+      {"exposed_host_copy_share", P(s.transfer_pct), fmt::format(">= {}", P(th.transfer_pct))},
+      {"host_copy_share", P(Share(c.host_copy_in_span_ns, span)), "HtoD + DtoH, union"},
+      {"host_copy_hidden_by_compute", P(Share(hidden, c.host_copy_in_span_ns)), ""},
+      {"all_copy_share", P(Share(c.copy_busy_in_span_ns, span)), "every direction, union"}};
+  for (const CopyDirection& d : c.directions) {
+    copy_ev.push_back(
+        {d.direction,
+         fmt::format("{} in {} copies, {:.1f} GB/s", Bytes(d.bytes), d.count, d.gb_per_s), ""});
+  }
+  bool transfer = s.transfer_pct >= th.transfer_pct;
+  std::string hidden_note =
+      c.host_copy_in_span_ns > 0
+          ? fmt::format(" ({} of the span in all, {} of that hidden behind compute)",
+                        P(Share(c.host_copy_in_span_ns, span)),
+                        P(Share(hidden, c.host_copy_in_span_ns)))
+          : "";
+  std::string other_copies =
+      c.copy_busy_in_span_ns > c.host_copy_in_span_ns
+          ? "; device-to-device and peer copies are memory traffic, not transfers"
+          : "";
+  out.push_back(Make("trace.transfer_bound", subj, transfer ? Severity::kWarn : Severity::kOk,
+                     fmt::format("host-device copies not overlapped by compute take {} of the "
+                                 "span{}{}",
+                                 P(s.transfer_pct), hidden_note, other_copies),
+                     copy_ev));
+
+  // Pageable and blocking copies: judged by what they move and by how long they hold the host.
+  std::vector<Evidence> pg_ev = {
+      {"pageable_copies", std::to_string(c.pageable_count), ""},
+      {"pageable_bytes", Bytes(c.pageable_bytes),
+       fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
+      {"pageable_time", Ms(c.pageable_ns), ""},
+      {"host_blocked_in_copies_share", P(s.blocking_pct),
+       fmt::format(">= {}, synchronous or pageable copy calls", P(th.blocking_copy_pct))},
+      {"blocking_copies", fmt::format("{} ({})", c.blocking_copies, Ms(c.blocking_copy_ns)), ""},
+      {"longest_blocking_copy", Ms(c.blocking_copy_max_ns), ""}};
+  const bool blocked = s.blocking_pct >= th.blocking_copy_pct;
+  if (c.pageable_count == 0 && !blocked) {
+    out.push_back(Make("trace.pageable_copies", subj, Severity::kOk,
+                       c.blocking_copies == 0
+                           ? "no copies from or to pageable host memory"
+                           : fmt::format("no copies from or to pageable host memory; {} "
+                                         "synchronous copies hold the host {} of the span",
+                                         c.blocking_copies, P(s.blocking_pct)),
+                       pg_ev));
+  } else {
+    bool bulk = c.pageable_bytes >= th.pageable_min_bytes;
+    out.push_back(Make(
+        "trace.pageable_copies", subj, bulk || blocked ? Severity::kWarn : Severity::kInfo,
+        fmt::format("{} copies ({}) use pageable host memory; blocking copies hold the host {} "
+                    "of the span (longest {})",
+                    c.pageable_count, Bytes(c.pageable_bytes), P(s.blocking_pct),
+                    Ms(c.blocking_copy_max_ns)),
+        pg_ev));
+  }
+
+  // Synchronisation: only the time the GPU sat idle while the host waited is lost.
+  std::vector<Evidence> sync_ev = {
+      {"sync_while_gpu_idle_share", P(s.sync_pct), fmt::format(">= {}", P(th.sync_pct))},
+      {"sync_time_share", P(std::min(100.0, Share(c.sync_in_span_ns, span))), "GPU busy or not"}};
+  for (const SyncKindStat& k : c.syncs) {
+    sync_ev.push_back({k.kind + "_syncs", fmt::format("{} ({})", k.count, Ms(k.time_ns)), ""});
+  }
+  sync_ev.push_back({"scalar_reads", fmt::format("{} ({})", c.scalar_reads, Ms(c.scalar_read_ns)),
+                     fmt::format("DtoH <= {} then sync", Bytes(th.scalar_read_max_bytes))});
+  uint64_t nsync = 0;
+  for (const SyncKindStat& k : c.syncs) nsync += k.count;
+  bool stalls = s.sync_pct >= th.sync_pct;
+  out.push_back(Make(
+      "trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
+      fmt::format("host blocked in {} synchronisations for {}, {} of it while "
+                  "the GPU idled ({} of the span); {} scalar reads",
+                  nsync, Ms(c.sync_ns), Ms(c.sync_idle_in_span_ns), P(s.sync_pct), c.scalar_reads),
+      sync_ev));
+
+  // Communication, whatever library moves it.
+  const CommOverlap& o = a.overlap;
+  if (o.comm_ns == 0) {
+    out.push_back(
+        Make("trace.comm_bound", subj, Severity::kOk, "no communication kernels: not applicable"));
+    return;
+  }
+  std::vector<std::string> kinds;
+  for (const CommKindTime& k : o.kinds) {
+    kinds.push_back(fmt::format("{} x{} ({})", k.kind, k.count, Ms(k.time_ns)));
+  }
+  bool comm = s.comm_exposed_pct >= th.comm_exposed_pct;
+  out.push_back(Make(
+      "trace.comm_bound", subj, comm ? Severity::kWarn : Severity::kOk,
+      fmt::format("communication {} of the span, {} of it overlapped by compute; exposed {}",
+                  P(Share(o.comm_ns, span)), P(o.overlap_pct), P(s.comm_exposed_pct)),
+      {{"comm_exposed_share", P(s.comm_exposed_pct), fmt::format(">= {}", P(th.comm_exposed_pct))},
+       {"comm_time", Ms(o.comm_ns), ""},
+       {"comm_comp_overlap", P(o.overlap_pct), ""},
+       {"comm_kernels", Join(kinds, ", "), ""}}));
+}
+
 }  // namespace
 
 TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
@@ -380,8 +493,10 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
                                    P(s.comm_exposed_pct))});
   }
   if (s.transfer_pct >= th.transfer_pct) {
-    options.push_back({Bottleneck::kTransferBound, s.transfer_pct, th.transfer_pct,
-                       fmt::format("memory copies take {} of the span", P(s.transfer_pct))});
+    options.push_back(
+        {Bottleneck::kTransferBound, s.transfer_pct, th.transfer_pct,
+         fmt::format("host-device copies not overlapped by compute take {} of the span",
+                     P(s.transfer_pct))});
   }
   if (options.empty()) {
     options.push_back({Bottleneck::kComputeBound, s.compute_pct, th.compute_pct,
@@ -582,69 +697,7 @@ void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
                            a.launch.launches),
       launch_ev));
 
-  // Transfers.
-  Evidence tr_ev{"copy_time_share", P(s.transfer_pct), fmt::format(">= {}", P(th.transfer_pct))};
-  std::vector<Evidence> copy_ev = {tr_ev};
-  for (const CopyDirection& d : a.copies.directions) {
-    copy_ev.push_back(
-        {d.direction,
-         fmt::format("{} in {} copies, {:.1f} GB/s", Bytes(d.bytes), d.count, d.gb_per_s), ""});
-  }
-  bool transfer = s.transfer_pct >= th.transfer_pct;
-  out.push_back(Make("trace.transfer_bound", subj, transfer ? Severity::kWarn : Severity::kOk,
-                     fmt::format("memory copies take {} of the span", P(s.transfer_pct)), copy_ev));
-
-  // Pageable copies.
-  const CopyStats& c = a.copies;
-  std::vector<Evidence> pg_ev = {{"pageable_copies", std::to_string(c.pageable_count), ""},
-                                 {"pageable_bytes", Bytes(c.pageable_bytes),
-                                  fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
-                                 {"pageable_time", Ms(c.pageable_ns), ""}};
-  if (c.pageable_count == 0) {
-    out.push_back(Make("trace.pageable_copies", subj, Severity::kOk,
-                       "no copies from or to pageable host memory", pg_ev));
-  } else {
-    bool bulk = c.pageable_bytes >= th.pageable_min_bytes;
-    out.push_back(Make("trace.pageable_copies", subj, bulk ? Severity::kWarn : Severity::kInfo,
-                       fmt::format("{} copies ({}) use pageable host memory", c.pageable_count,
-                                   Bytes(c.pageable_bytes)),
-                       pg_ev));
-  }
-
-  // Synchronisation.
-  std::vector<Evidence> sync_ev = {
-      {"sync_time_share", P(s.sync_pct), fmt::format(">= {}", P(th.sync_pct))}};
-  for (const SyncKindStat& k : c.syncs) {
-    sync_ev.push_back({k.kind + "_syncs", fmt::format("{} ({})", k.count, Ms(k.time_ns)), ""});
-  }
-  sync_ev.push_back({"scalar_reads", fmt::format("{} ({})", c.scalar_reads, Ms(c.scalar_read_ns)),
-                     fmt::format("DtoH <= {} then sync", Bytes(th.scalar_read_max_bytes))});
-  uint64_t nsync = 0;
-  for (const SyncKindStat& k : c.syncs) nsync += k.count;
-  bool stalls = s.sync_pct >= th.sync_pct;
-  out.push_back(Make("trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
-                     fmt::format("host blocked in {} synchronisations for {} (blocked for {} "
-                                 "of the GPU span), {} scalar reads",
-                                 nsync, Ms(c.sync_ns), P(s.sync_pct), c.scalar_reads),
-                     sync_ev));
-
-  // Communication.
-  const CommOverlap& o = a.overlap;
-  if (o.comm_ns == 0) {
-    out.push_back(
-        Make("trace.comm_bound", subj, Severity::kOk, "no communication kernels: not applicable"));
-  } else {
-    bool comm = s.comm_exposed_pct >= th.comm_exposed_pct;
-    out.push_back(
-        Make("trace.comm_bound", subj, comm ? Severity::kWarn : Severity::kOk,
-             fmt::format("communication {} of the span, {} of it overlapped by compute; exposed {}",
-                         P(Share(o.comm_ns, a.temporal.span_ns)), P(o.overlap_pct),
-                         P(s.comm_exposed_pct)),
-             {{"comm_exposed_share", P(s.comm_exposed_pct),
-               fmt::format(">= {}", P(th.comm_exposed_pct))},
-              {"comm_time", Ms(o.comm_ns), ""},
-              {"comm_comp_overlap", P(o.overlap_pct), ""}}));
-  }
+  AppendCopySyncCommFindings(a, th, s, out);
   if (a.verdict.label == Bottleneck::kComputeBound) {
     out.push_back(Make(
         "trace.compute_bound", subj, Severity::kInfo,

@@ -38,6 +38,7 @@ void KinetoEvent::Reset() {
   bytes = 0;
   size = 0;
   rocm_dispatch = false;
+  collective = false;
   metric_count = 0;
 }
 
@@ -148,6 +149,7 @@ void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
     op.stream = ClampInt32(ev.stream);
     if (cat == KinetoCategory::kKernel) {
       op.kind = GpuOpKind::kKernel;
+      op.collective = ev.collective;
     } else {
       op.kind = cat == KinetoCategory::kMemcpy ? GpuOpKind::kMemcpy : GpuOpKind::kMemset;
       op.bytes = ev.bytes > 0 ? static_cast<uint64_t>(ev.bytes) : 0;

@@ -33,6 +33,8 @@ struct KinetoEvent {
   int64_t bytes = 0;
   int64_t size = 0;  // args.size of a runtime call: ROCm puts a copy's bytes on hipMemcpy*
   bool rocm_dispatch = false;  // args.kind == "Dispatch Kernel" (roctracer kernels)
+  // args names a collective ("Collective name", "Process Group Name", "Process Group Ranks").
+  bool collective = false;
   // Numeric args of a cuda_profiler_range event: metric name and value.
   std::vector<std::pair<std::string, double>> metrics;
   size_t metric_count = 0;  // used entries of `metrics` (kept allocated across events)

@@ -286,6 +286,10 @@ class KinetoParser {
         ev_.bytes = ReadInt().value_or(0);
       } else if (Is(key_, "size") && ev_.has_cat && ev_.cat == KinetoCategory::kRuntime) {
         ev_.size = ReadInt().value_or(0);
+      } else if (Is(key_, "Collective name") || Is(key_, "Process Group Name") ||
+                 Is(key_, "Process Group Ranks")) {
+        ev_.collective = true;  // NCCL metadata Kineto puts on collective kernels
+        js_.SkipValue();
       } else if (Is(key_, "kind") && js_.Peek() == '"') {
         if (js_.ReadString(&num_)) ev_.rocm_dispatch = num_ == "Dispatch Kernel";
       } else if (ev_.has_cat && ev_.cat == KinetoCategory::kProfilerRange) {

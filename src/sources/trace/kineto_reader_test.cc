@@ -273,6 +273,27 @@ TEST(KinetoReaderTest, GraphLaunchedKernelsAreKeptAndMarked) {
   EXPECT_EQ(t.runtime[0].kind, RuntimeKind::kGraphLaunch);
 }
 
+// Kineto puts NCCL's metadata on collective kernels ("Collective name", "Process Group Name",
+// "Process Group Ranks"): the kernel is marked a collective whatever its name; the keys on a
+// runtime call or a copy mark nothing.
+TEST(KinetoReaderTest, CollectiveArgsMarkKernels) {
+  RankTrace t = MustParse(R"js({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "fused_a2a", "ts": 1, "dur": 1, "args": {"stream": 7, "Collective name": "all_to_all"}},
+    {"ph": "X", "cat": "kernel", "name": "k2", "ts": 2, "dur": 1, "args": {"Process Group Name": "1", "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k3", "ts": 3, "dur": 1, "args": {"Process Group Ranks": [0, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "plain", "ts": 4, "dur": 1, "args": {"stream": 7, "grid": [1, 1, 1]}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "ts": 5, "dur": 1, "args": {"Collective name": "x"}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 0, "dur": 1, "args": {"Collective name": "x"}}]})js");
+  ASSERT_EQ(t.gpu_ops.size(), 5u);
+  EXPECT_TRUE(t.gpu_ops[0].collective);
+  EXPECT_TRUE(t.gpu_ops[1].collective);
+  EXPECT_EQ(t.gpu_ops[1].stream, 7);  // keys after the hint are still read
+  EXPECT_TRUE(t.gpu_ops[2].collective);
+  EXPECT_FALSE(t.gpu_ops[3].collective);
+  EXPECT_FALSE(t.gpu_ops[4].collective);
+  ASSERT_EQ(t.runtime.size(), 1u);
+}
+
 TEST(KinetoReaderTest, ProfilerRangesKeepTheirCountersAndDeviceName) {
   // CUPTI range-profiler mode: counters as numeric args (a string holding a number counts too;
   // other values are dropped); deviceProperties gives the GPU's name.
