@@ -28,9 +28,12 @@ RankCandidates Collect(const RankTrace& t, int64_t min_dur_ns) {
     if (c.correlation != -1) call_start.emplace(c.correlation, c.start_ns);
   }
   RankCandidates out;
+  // Every communication kernel gpuvet recognises (NCCL/RCCL, DeepEP, NVSHMEM, symmetric memory…),
+  // not only the ones HTA names.
+  KernelTypeCache types(t);
   for (const GpuOp& op : t.gpu_ops) {
+    if (op.dur_ns < min_dur_ns || types.Of(op) != HtaKernelType::kCommunication) continue;
     const std::string& name = t.Name(op.name);
-    if (ClassifyHta(op, name) != HtaKernelType::kCommunication || op.dur_ns < min_dur_ns) continue;
     auto it = op.correlation == -1 ? call_start.end() : call_start.find(op.correlation);
     int64_t when = it != call_start.end() ? it->second : op.start_ns;
     std::string step;
