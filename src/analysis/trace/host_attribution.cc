@@ -41,6 +41,7 @@ std::vector<Interval> Subtract(const std::vector<Interval>& a, const std::vector
   return out;
 }
 
+// The calls ComputeCopyStats counts as syncs (trace.sync_stalls): keep the two in step.
 bool IsSync(RuntimeKind k) {
   return k == RuntimeKind::kDeviceSync || k == RuntimeKind::kStreamSync ||
          k == RuntimeKind::kEventSync || k == RuntimeKind::kMemcpy;
@@ -93,7 +94,14 @@ HostAttribution ComputeHostAttribution(const RankTrace& trace, const OpWindow& w
       Subtract({{temporal.start_ns, temporal.end_ns}}, MergeIntervals(std::move(busy)));
   if (temporal.end_ns <= temporal.start_ns) idle.clear();
   h.idle_ns = TotalLength(idle);
-  std::vector<Interval> in_sync = Intersect(idle, sync);
+  // Sync time while no GPU op at all runs (ops of the last step outside `window` included):
+  // exactly CopyStats::sync_idle_in_span_ns, what trace.sync_stalls judges. It lies inside
+  // `idle`, the window's gaps, because every window op is a GPU op.
+  std::vector<Interval> all_ops;
+  all_ops.reserve(trace.gpu_ops.size());
+  for (const GpuOp& op : trace.gpu_ops) all_ops.push_back({op.start_ns, op.start_ns + op.dur_ns});
+  std::vector<Interval> in_sync =
+      Intersect(idle, Subtract(sync, MergeIntervals(std::move(all_ops))));
   h.sync_idle_ns = TotalLength(in_sync);
   idle = Subtract(idle, in_sync);
   std::vector<Interval> in_loader = Intersect(idle, loader);

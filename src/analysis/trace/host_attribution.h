@@ -12,7 +12,8 @@ namespace gpuvet {
 // The DataLoader's share of profiler-step time (per step and overall) and the attribution of
 // the GPU's idle gaps inside [temporal.start_ns, temporal.end_ns) over the ops in `window`:
 // each idle nanosecond goes to the first of sync calls (device/stream/event sync, synchronous
-// copies), DataLoader ops, optimizer ops (step, zero_grad) that covers it, else to "other".
+// copies) while no GPU op runs (the same time as CopyStats::sync_idle_in_span_ns), DataLoader
+// ops, optimizer ops (step, zero_grad) that covers it, else to "other".
 HostAttribution ComputeHostAttribution(const RankTrace& trace, const OpWindow& window,
                                        const TemporalBreakdown& temporal);
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/trace/analyze.h"
+#include "analysis/trace/copy_analysis.h"
 #include "analysis/trace/temporal_breakdown.h"
 #include "testing/trace_builder_for_test.h"
 
@@ -66,6 +67,30 @@ TEST(HostAttributionTest, SyncsComeFirst) {
   EXPECT_EQ(h.dataloader_idle_ns, 500'000);
   EXPECT_EQ(h.other_idle_ns, 0);
   EXPECT_EQ(h.steps, 0u);
+}
+
+// The "host syncs" share is the time trace.sync_stalls counts as sync while the GPU idles, also
+// when a sync overlaps a GPU op outside HTA's window (launched in the last step) or a busy GPU.
+TEST(HostAttributionTest, SyncIdleIsSyncStallsTime) {
+  TraceBuilder b;
+  for (int s = 0; s < 3; ++s) {
+    double ts = s * 1000.0;
+    b.Step("ProfilerStep#" + std::to_string(s), ts, 1000);
+    b.Launched("gemm", ts, 5, ts + 10, 300);
+    b.Call("cudaDeviceSynchronize", RuntimeKind::kDeviceSync, ts + 200, 600);
+  }
+  // Outside HTA's window (launched in the last step), run inside the span while step 0's sync
+  // waits: the GPU is not idle then.
+  b.Launched("late", 2100, 5, 600, 100);
+  RankTrace t = b.Build();
+  OpWindow w = SelectHtaOps(t);
+  TemporalBreakdown tb = ComputeTemporal(t, w);
+  HostAttribution h = ComputeHostAttribution(t, w, tb);
+  CopyStats c = ComputeCopyStats(t, TraceThresholds{}, tb.start_ns, tb.end_ns);
+  EXPECT_EQ(h.sync_idle_ns, 390'000);
+  EXPECT_EQ(h.sync_idle_ns, c.sync_idle_in_span_ns);
+  EXPECT_EQ(h.idle_ns,
+            h.sync_idle_ns + h.dataloader_idle_ns + h.optimizer_idle_ns + h.other_idle_ns);
 }
 
 TEST(HostAttributionTest, NoPhasesIsAllOtherHostWork) {
