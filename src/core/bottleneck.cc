@@ -201,6 +201,16 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "As periodic_stall, with disk writes during the stalls >= 1 MB/s and >= 3x the rate outside "
      "them.",
      kPeriodicDecision},
+    {B::kStartup, S::kNone, "startup", "trace", "Start-up, not steady state",
+     "The traced window is dominated by one-time work: stream, event and module creation, "
+     "allocations, NCCL set-up, first launches that load code, CUDA-graph capture. It says how "
+     "long start-up takes, not how the job runs; the idle it shows is not a host bottleneck.",
+     "Trace: one-time host work (union of those calls, graph capture from begin to end capture, "
+     "first launches of a kernel >= 1 ms) >= 50 % of the window from the first to the last GPU op "
+     "or runtime call. The verdict on what follows it is reported beside the label.",
+     "Profile later steps, after warm-up: torch.profiler.schedule(wait=N, warmup=1, active=3) with "
+     "wait past start-up (and past CUDA-graph capture or torch.compile), so the window holds "
+     "steady-state steps."},
     {B::kThrottled, S::kNone, "throttled", "analyze", "GPU clocks held down",
      "The GPU is doing the work but its clocks are held down by its power limit, heat or a "
      "hardware slowdown.",
@@ -224,11 +234,22 @@ constexpr BottleneckInfo kBottlenecks[] = {
     {B::kTransferBound, S::kNone, "transfer_bound", "analyze, trace", "Bound by host-device copies",
      "Host-device copies fill the PCIe link or take a large share of GPU time: the job is bound "
      "by transfers.",
-     "Recording: PCIe traffic >= 60 % of the link's rate (starved or not). Trace: memory copies "
-     ">= 10 % of the GPU span.",
+     "Recording: PCIe traffic >= 60 % of the link's rate (starved or not). Trace: host-device "
+     "copies not overlapped by compute >= 10 % of the GPU span.",
      "Host-device copies fill the PCIe link: pin host memory, overlap copies with compute, keep "
      "tensors resident on the GPU, and confirm the link runs at full width and generation "
      "(`gpuvet check`)."},
+    {B::kUnsupportedDevice, S::kNone, "unsupported_device", "trace",
+     "Accelerator events gpuvet cannot analyse",
+     "The trace records an accelerator (MTIA, HPU, XPU, PrivateUse1) in events that are not a "
+     "device timeline gpuvet can read (host-side runtime events only, insight or counter "
+     "samples). The rank is not CPU-only: its device work is just not in an analysable form.",
+     "Trace: no kernel, copy or memset events, and events of an accelerator category (hpu_op, "
+     "mtia_insight, mtia_counters, xpu_runtime, privateuse1_runtime, …); the finding names the "
+     "category and its event count.",
+     "Analyse the device side with the vendor's profiler (Gaudi: habana profiler; MTIA: its "
+     "insight tooling), or record the device activity in Kineto (the device's activity types in "
+     "torch.profiler activities) so the trace holds kernel events."},
 };
 
 const BottleneckInfo* LabelRow(Bottleneck label) { return FindBottleneckRow(label, S::kNone); }

@@ -13,22 +13,24 @@ namespace gpuvet {
 
 // A label of the shared vocabulary. Its string id (BottleneckName) is part of the JSON schemas.
 enum class Bottleneck {
-  kNone,              // "none": the GPU is not the limit and nothing waits
-  kIdle,              // "idle"
-  kCpuFallback,       // "cpu_fallback"
-  kHostCpuBound,      // "host_cpu_bound"
-  kHostIoBound,       // "host_io_bound"
-  kTransferBound,     // "transfer_bound"
-  kLaunchBound,       // "launch_bound"
-  kMemoryBound,       // "memory_bound"
-  kComputeBound,      // "compute_bound"
-  kCommBound,         // "comm_bound"
-  kThrottled,         // "throttled"
-  kPeriodicStall,     // "periodic_stall"
-  kMemoryLeak,        // "memory_leak"
-  kInsufficientData,  // "insufficient_data"
-  kCountersOnly,      // "counters_only"
-  kNoGpuActivity,     // "no_gpu_activity"
+  kNone,               // "none": the GPU is not the limit and nothing waits
+  kIdle,               // "idle"
+  kCpuFallback,        // "cpu_fallback"
+  kHostCpuBound,       // "host_cpu_bound"
+  kHostIoBound,        // "host_io_bound"
+  kTransferBound,      // "transfer_bound"
+  kLaunchBound,        // "launch_bound"
+  kMemoryBound,        // "memory_bound"
+  kComputeBound,       // "compute_bound"
+  kCommBound,          // "comm_bound"
+  kThrottled,          // "throttled"
+  kPeriodicStall,      // "periodic_stall"
+  kMemoryLeak,         // "memory_leak"
+  kInsufficientData,   // "insufficient_data"
+  kCountersOnly,       // "counters_only"
+  kStartup,            // "startup"
+  kUnsupportedDevice,  // "unsupported_device"
+  kNoGpuActivity,      // "no_gpu_activity"
 };
 inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kNoGpuActivity) + 1;
 

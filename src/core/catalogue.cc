@@ -427,8 +427,10 @@ constexpr CatalogueEntry kCatalogue[] = {
      "Clocks are reduced because the GPU (or its memory) is too hot.",
      "Fix cooling: airflow, fan curves, inlet temperature, dust; check neighbouring cards."},
     {"trace.comm_bound", "trace", "Communication share of GPU time",
-     "Collective communication (NCCL/RCCL kernels) takes a large share of the GPU time and is "
-     "poorly overlapped with compute: ranks wait on each other or on the network.",
+     "Collective communication (NCCL/RCCL, MSCCL, NVSHMEM, DeepEP dispatch/combine, "
+     "symmetric-memory and inference engines' custom all-reduce kernels, or kernels the profiler "
+     "tags as collectives) takes a large share of the GPU time and is poorly overlapped with "
+     "compute: ranks wait on each other or on the network.",
      "Overlap communication with compute (bucketed all-reduce, FSDP prefetch), check the "
      "interconnect (NVLink/InfiniBand health, NCCL topology) and look for straggler ranks."},
     {"trace.compute_bound", "trace", "GPU busy with compute",
@@ -468,24 +470,47 @@ constexpr CatalogueEntry kCatalogue[] = {
      "in a CUDA graph to remove per-kernel launch cost."},
     {"trace.pageable_copies", "trace", "Host-device copies from pageable memory",
      "Host-device copies use pageable (non-pinned) host memory: they are staged through a "
-     "bounce buffer, run slower and block the host even when called asynchronously.",
+     "bounce buffer, run slower and block the host even when called asynchronously. The share "
+     "of the span the host spends blocked in such copies (and in synchronous cudaMemcpy) says "
+     "what they cost.",
      "Pin the host buffers (DataLoader(pin_memory=True), tensor.pin_memory(), cudaHostAlloc) and "
      "copy with non_blocking=True."},
+    {"trace.separate_runs", "trace", "Inputs from separate runs",
+     "The trace files do not form one run: they differ in world size or device, do not overlap in "
+     "time, or claim the same rank. Their ranks are not compared (a straggler needs ranks of one "
+     "job); each run's mean step is compared instead.",
+     "Give each run to its own `gpuvet trace` when you want its cross-rank view; read the runs' "
+     "step times side by side for a before/after comparison."},
+    {"trace.startup", "trace", "Window dominated by start-up",
+     "Most of the traced window is one-time work (stream/event/module creation, allocations, "
+     "first launches that load code, NCCL set-up, CUDA-graph capture): it shows start-up, not how "
+     "the job runs, so idle in it is not a host bottleneck.",
+     "Profile later steps: torch.profiler.schedule(wait=N, warmup=1, active=3) with wait past "
+     "start-up and warm-up (CUDA-graph capture, torch.compile), so the window holds steady-state "
+     "steps."},
     {"trace.straggler", "trace", "Straggler ranks",
      "One or more ranks start collectives consistently later than the others; every other rank "
      "waits for them at each collective.",
      "Inspect the straggler's host (CPU load, data loading, thermal or power throttling, a "
      "degraded link) with `gpuvet check` on that node."},
     {"trace.sync_stalls", "trace", "Host synchronisation",
-     "The host blocks on the GPU often or for long (cudaDeviceSynchronize, cudaStreamSynchronize, "
-     "synchronous copies, `.item()`/`.cpu()` scalar reads), which serialises host and GPU.",
+     "The host blocks on the GPU (cudaDeviceSynchronize, cudaStreamSynchronize, synchronous "
+     "copies, `.item()`/`.cpu()` scalar reads) while the GPU has nothing to run: host and GPU "
+     "take turns. Sync time while the GPU is busy is not counted; it costs the GPU nothing.",
      "Remove per-step synchronisation: keep metrics on the GPU and read them every N steps, use "
      "non_blocking copies and events instead of full synchronisation."},
     {"trace.transfer_bound", "trace", "Host-device transfers",
-     "Host-device copies take a large share of GPU time or stall compute: the job is bound by "
-     "transfers over PCIe.",
+     "Host-device copies (HtoD, DtoH) not hidden behind compute on any stream take a large share "
+     "of the GPU span: the job is bound by transfers over PCIe. Device-to-device and peer copies "
+     "are not counted (memory or communication traffic).",
      "Pin memory and overlap copies with compute (prefetch on a side stream), move preprocessing "
      "to the GPU, and confirm the link runs at full width and speed (`gpuvet check`)."},
+    {"trace.unsupported_device", "trace", "Accelerator events not analysable",
+     "The trace records an accelerator (MTIA, HPU, XPU, PrivateUse1) in events that are not a "
+     "device timeline gpuvet can read: host-side runtime events only, or insight/counter samples. "
+     "The rank is not CPU-only.",
+     "Analyse the device side with the vendor's profiler, or enable the device's activity types "
+     "in torch.profiler so the trace holds its kernel events."},
     {"xid.application", "xid", "Xid errors caused by applications",
      "The driver logged Xid errors that application faults cause (illegal address, exceptions, "
      "killed contexts). They are not hardware faults by themselves.",

@@ -33,6 +33,9 @@ struct GpuOp {
   MemKind src = MemKind::kUnknown;
   MemKind dst = MemKind::kUnknown;
   bool graph_launched = false;  // enqueued by a CUDA graph launch (cudaGraphLaunch)
+  // A kernel the profiler tagged as a collective (Kineto args "Collective name", "Process Group
+  // Name" or "Process Group Ranks" on the kernel event), whatever its name.
+  bool collective = false;
 };
 
 // What a host-side CUDA/HIP runtime or driver API call does, for launch and sync analyses.
@@ -66,6 +69,28 @@ struct TraceRange {
   int32_t tid = -1;
 };
 
+// A host-side phase of a training step that the host_cpu_bound verdict can name: the DataLoader
+// fetching the next batch (`enumerate(DataLoader)#...`, `..DataLoaderIter.__next__`), the
+// optimizer step (`Optimizer.step#...`) and gradient zeroing (`Optimizer.zero_grad#...`).
+enum class HostPhaseKind : uint8_t { kDataLoader, kOptimizerStep, kZeroGrad };
+
+// One host op of a HostPhaseKind (the reader keeps only these of all the host ops).
+struct HostPhase {
+  int64_t start_ns = 0;
+  int64_t dur_ns = 0;
+  int32_t tid = -1;
+  HostPhaseKind kind = HostPhaseKind::kDataLoader;
+};
+
+// Events of an accelerator category the reader recognised but cannot turn into device activity
+// (MTIA insight/counter samples, HPU host ops without device events): what `unsupported_device`
+// names.
+struct UnanalysedEvents {
+  std::string category;  // the Kineto category as written ("mtia_insight", "hpu_op")
+  std::string device;    // "mtia", "hpu", "xpu", "privateuse1"
+  uint64_t events = 0;
+};
+
 // One kernel measured by the CUPTI range profiler (Kineto "cuda_profiler_range" events, from
 // `experimental_config=_ExperimentalConfig(profiler_metrics=[...])`): the profiler replays each
 // kernel to read its counters, so a trace in this mode has counters per kernel and no timeline.
@@ -88,12 +113,17 @@ struct RankTrace {
   // Which process/device of a multi-process Nsight export this is ("pid 4242, device 1"); ""
   // when the file (and rank) alone name it.
   std::string part;
-  std::string device_type;                   // "cuda", "rocm", "" when no GPU events
-  std::vector<std::string> names;            // interned strings; names[0] == ""
-  std::vector<GpuOp> gpu_ops;                // sorted by start_ns
-  std::vector<RuntimeCall> runtime;          // sorted by start_ns
-  std::vector<TraceRange> steps;             // profiler steps, sorted by start_ns
-  std::vector<TraceRange> annotations;       // NVTX / user annotations (not steps), sorted
+  // "cuda", "rocm", "mtia", "xpu", "hpu", "privateuse1" (from the categories and API names);
+  // "" when the trace has no device events.
+  std::string device_type;
+  std::vector<std::string> names;       // interned strings; names[0] == ""
+  std::vector<GpuOp> gpu_ops;           // sorted by start_ns
+  std::vector<RuntimeCall> runtime;     // sorted by start_ns
+  std::vector<TraceRange> steps;        // profiler steps, sorted by start_ns
+  std::vector<TraceRange> annotations;  // NVTX / user annotations (not steps), sorted
+  std::vector<HostPhase> host_phases;   // DataLoader / optimizer host ops, sorted by start
+  // Accelerator events kept only as counts, by category (first-seen order).
+  std::vector<UnanalysedEvents> unanalysed;
   std::vector<CounterRange> counter_ranges;  // in trace order
   std::vector<CounterValue> counter_values;
   std::string gpu_name;      // the first device's name from Kineto deviceProperties; "" unknown

@@ -63,10 +63,12 @@ struct KernelCategoryTime {
   double pct = 0;
 };
 
-// One kernel name aggregated over its launches.
+// One kernel name aggregated over its launches, or HTA's "others" row of a kernel type (name
+// "others", category "": the names past HTA's cut, summed).
 struct KernelStat {
   std::string name;
   std::string category;
+  std::string type;  // "computation", "communication", "memory" (gpuvet's kernel type)
   uint64_t count = 0;
   int64_t total_ns = 0;
   int64_t min_ns = 0;
@@ -75,13 +77,26 @@ struct KernelStat {
   double pct = 0;  // of all GPU-op time
 };
 
+// Time during which exactly one combination of kernel types runs (HTA get_gpu_kernel_breakdown's
+// kernel_type table): "computation", "communication", "memory", or several joined by
+// " overlapping " in that order ("computation overlapping communication"). The rows partition the
+// union of all GPU ops, so their pcts add up to 100.
+struct KernelTypeTime {
+  std::string type;
+  int64_t time_ns = 0;
+  double pct = 0;  // of the union of all GPU ops in the window
+};
+
 struct KernelBreakdown {
   uint64_t op_count = 0;                       // kernels + memcpy + memset
   uint64_t kernel_count = 0;                   // kernels only
   uint64_t graph_launched_count = 0;           // kernels enqueued by a CUDA graph launch
   int64_t total_ns = 0;                        // sum of op durations (not the union)
   std::vector<KernelCategoryTime> categories;  // descending by time
-  std::vector<KernelStat> top;  // the heaviest names covering 80 % of time, at most 10
+  std::vector<KernelTypeTime> types;           // exclusive union time, descending
+  // The top kernels of each kernel type as HTA lists them (computation, then communication, then
+  // memory; by descending time within a type, its "others" row last).
+  std::vector<KernelStat> top;
 };
 
 // Queue length on one stream as HTA defines it: ops launched (runtime call started) and not yet
@@ -129,20 +144,45 @@ struct CopyStats {
   int64_t pageable_ns = 0;
   int64_t copy_busy_ns = 0;          // union of memcpy intervals
   int64_t copy_busy_in_span_ns = 0;  // the part of it inside the temporal breakdown's span
-  std::vector<SyncKindStat> syncs;   // device, stream, event, memcpy (synchronous copies)
-  int64_t sync_ns = 0;               // host time blocked in all of them
-  int64_t sync_in_span_ns = 0;       // the part of it inside the temporal breakdown's span
+  // Host<->device copies (HtoD, DtoH) inside the span: their union, and the part of it during
+  // which no computation kernel runs on any stream (what transfer_bound judges). DtoD and peer
+  // copies are device-memory traffic or communication, not transfers over the host link.
+  int64_t host_copy_in_span_ns = 0;
+  int64_t host_copy_exposed_in_span_ns = 0;
+  // Blocking copies: a synchronous cudaMemcpy, or a cudaMemcpyAsync whose copy touches pageable
+  // host memory (the call returns only once the data is staged), scalar reads excepted (their
+  // wait is for the queue: a sync, counted there). Host time inside those calls.
+  uint64_t blocking_copies = 0;
+  int64_t blocking_copy_ns = 0;
+  int64_t blocking_copy_in_span_ns = 0;  // clipped to the span
+  int64_t blocking_copy_max_ns = 0;      // the longest single call
+  std::vector<SyncKindStat> syncs;       // device, stream, event, memcpy (synchronous copies)
+  int64_t sync_ns = 0;                   // host time blocked in all of them
+  int64_t sync_in_span_ns = 0;           // the part of it inside the temporal breakdown's span
+  // The part of sync_in_span_ns (as a union over threads) during which no GPU op runs on any
+  // stream: the host waits and the GPU has nothing to do (what sync_stalls judges). A sync while
+  // the GPU is busy costs the GPU nothing.
+  int64_t sync_idle_in_span_ns = 0;
   uint64_t scalar_reads = 0;   // small DtoH copies followed by a stream/device sync (`.item()`)
   int64_t scalar_read_ns = 0;  // host time in those syncs
 };
 
 // Communication/computation overlap as HTA's get_comm_comp_overlap: the share of communication
-// kernel time during which a computation kernel also runs.
+// kernel time during which a computation kernel also runs. Communication is every kernel gpuvet
+// recognises as such (NCCL/RCCL as HTA, plus DeepEP, NVSHMEM, MSCCL, custom all-reduce…).
+// Communication kernels of one kind ("nccl", "deepep", "nvshmem", …; see CommunicationKind).
+struct CommKindTime {
+  std::string kind;
+  uint64_t count = 0;
+  int64_t time_ns = 0;  // sum of durations
+};
+
 struct CommOverlap {
-  int64_t comm_ns = 0;        // union of communication kernels
-  int64_t overlapped_ns = 0;  // part of it overlapped by computation kernels
-  double overlap_pct = 0;     // overlapped / comm
-  int64_t exposed_ns = 0;     // comm_ns − overlapped_ns
+  int64_t comm_ns = 0;              // union of communication kernels
+  int64_t overlapped_ns = 0;        // part of it overlapped by computation kernels
+  double overlap_pct = 0;           // overlapped / comm
+  int64_t exposed_ns = 0;           // comm_ns − overlapped_ns
+  std::vector<CommKindTime> kinds;  // by descending time
 };
 
 // One profiler step: host range and what the GPU did inside it.
@@ -166,7 +206,8 @@ struct TraceVerdict {
                            // label accounts for
   std::string confidence;  // "high", "medium", "low"
   std::string reason;      // one line
-  std::string share_of = "gpu_span";  // what share_pct is of: "gpu_span" or "roofline_time"
+  // What share_pct is of: "gpu_span", "roofline_time" or "trace_window" (startup).
+  std::string share_of = "gpu_span";
 };
 
 // One kernel (by name) of a CUPTI range-profiler trace, placed on the roofline.
@@ -203,6 +244,52 @@ struct CounterStats {
   std::vector<KernelCounterStat> top;  // by FLOPs, then DRAM bytes; at most 10
 };
 
+// One kind of one-time start-up work found in the window ("CUDA-graph capture", "first launch").
+struct StartupWork {
+  std::string kind;
+  uint64_t count = 0;
+  int64_t time_ns = 0;  // union of its host intervals inside the window
+};
+
+// Start-up detection: the share of the window (first to last GPU op or runtime call) the host
+// spends in one-time work: stream/event creation, module loads, allocations, CUDA-graph capture
+// and instantiation, first launches of a kernel over a threshold, NCCL communicator set-up.
+struct StartupStats {
+  bool detected = false;  // share_pct >= TraceThresholds::startup_pct
+  int64_t window_ns = 0;
+  int64_t one_time_ns = 0;        // union of every kind's intervals
+  double share_pct = 0;           // one_time_ns / window_ns
+  int64_t end_ns = 0;             // end of the last one-time interval: steady state starts after it
+  std::vector<StartupWork> work;  // by time, descending
+  // The verdict on what follows end_ns (set when detected): insufficient_data when too little.
+  TraceVerdict steady;
+};
+
+// Who holds the GPU while it idles: each gap of the merged GPU timeline inside the span is
+// attributed, exclusively and in this order, to host synchronisation calls, the DataLoader, the
+// optimizer (step and zero_grad), or the rest (Python and framework work between kernels).
+struct HostAttribution {
+  bool has_phases = false;             // the trace marks DataLoader or optimizer ops
+  uint64_t steps = 0;                  // profiler steps measured
+  int64_t step_ns = 0;                 // their summed duration
+  int64_t dataloader_in_steps_ns = 0;  // DataLoader host time inside them
+  double dataloader_step_pct = 0;      // of step time (the TensorBoard plugin's overview share)
+  double dataloader_max_step_pct = 0;  // the worst single step
+  double optimizer_step_pct = 0;       // optimizer step + zero_grad, of step time
+  int64_t idle_ns = 0;                 // GPU idle inside the span
+  int64_t sync_idle_ns = 0;
+  int64_t dataloader_idle_ns = 0;
+  int64_t optimizer_idle_ns = 0;
+  int64_t other_idle_ns = 0;
+};
+
+// Device work the trace records in a form gpuvet cannot analyse, by category.
+struct UnsupportedDevice {
+  std::string category;
+  std::string device;
+  uint64_t events = 0;
+};
+
 struct RankAnalysis {
   std::string source;
   std::string format;
@@ -226,6 +313,12 @@ struct RankAnalysis {
   CommOverlap overlap;
   std::vector<StepStat> steps;
   CounterStats counters;
+  StartupStats startup;
+  HostAttribution host;
+  std::vector<UnsupportedDevice> unsupported;
+  // The analysis of the steady state after start-up (one element when startup.detected and the
+  // rest holds GPU work), whose findings replace the whole window's.
+  std::vector<RankAnalysis> steady_state;
   TraceVerdict verdict;
 };
 
@@ -234,6 +327,19 @@ struct RankLateness {
   int rank = -1;
   uint64_t late_count = 0;    // steps in which this rank started the collective last
   int64_t mean_delay_ns = 0;  // mean start delay behind the earliest rank over compared steps
+};
+
+// One run among the inputs: traces that share a world size and a device class, overlap in time
+// and claim distinct ranks.
+struct TraceRun {
+  int world_size = -1;
+  std::string device;  // "NVIDIA A100-SXM4-80GB (cuda)"
+  std::vector<int> ranks;
+  std::vector<std::string> sources;
+  int64_t start_ns = 0;  // first to last event of its traces, on the traces' clock
+  int64_t end_ns = 0;
+  uint64_t steps = 0;        // profiler steps over its ranks
+  int64_t mean_step_ns = 0;  // 0 when no rank marks steps
 };
 
 struct CrossRank {
@@ -248,6 +354,11 @@ struct CrossRank {
   uint64_t steps_compared = 0;
   std::vector<RankLateness> lateness;  // by rank
   std::vector<int> stragglers;
+  // The runs the inputs form; more than one means no cross-rank comparison was made.
+  std::vector<TraceRun> runs;
+  // A straggler candidate whose delay exceeded a whole mean step: the clocks of the ranks do not
+  // line up, so no straggler is named.
+  bool clocks_disagree = false;
 };
 
 struct TraceReport {

@@ -73,9 +73,14 @@ json KernelsJson(const KernelBreakdown& k) {
                     {"time_us", Us(c.total_ns)},
                     {"pct", R2(c.pct)}});
   }
+  json types = json::array();
+  for (const KernelTypeTime& t : k.types) {
+    types.push_back({{"type", t.type}, {"time_us", Us(t.time_ns)}, {"pct", R2(t.pct)}});
+  }
   for (const KernelStat& s : k.top) {
     top.push_back({{"name", s.name},
                    {"category", s.category},
+                   {"type", s.type},
                    {"count", s.count},
                    {"total_us", Us(s.total_ns)},
                    {"min_us", Us(s.min_ns)},
@@ -88,6 +93,7 @@ json KernelsJson(const KernelBreakdown& k) {
           {"graph_launched_count", k.graph_launched_count},
           {"total_us", Us(k.total_ns)},
           {"categories", cats},
+          {"kernel_types", types},
           {"top", top}};
 }
 
@@ -129,9 +135,17 @@ json CopiesJson(const CopyStats& c) {
        {{"count", c.pageable_count}, {"bytes", c.pageable_bytes}, {"time_us", Us(c.pageable_ns)}}},
       {"copy_busy_us", Us(c.copy_busy_ns)},
       {"copy_busy_in_span_us", Us(c.copy_busy_in_span_ns)},
+      {"host_copy_in_span_us", Us(c.host_copy_in_span_ns)},
+      {"host_copy_exposed_in_span_us", Us(c.host_copy_exposed_in_span_ns)},
+      {"blocking",
+       {{"count", c.blocking_copies},
+        {"host_us", Us(c.blocking_copy_ns)},
+        {"host_in_span_us", Us(c.blocking_copy_in_span_ns)},
+        {"longest_us", Us(c.blocking_copy_max_ns)}}},
       {"syncs", syncs},
       {"sync_us", Us(c.sync_ns)},
       {"sync_in_span_us", Us(c.sync_in_span_ns)},
+      {"sync_while_gpu_idle_in_span_us", Us(c.sync_idle_in_span_ns)},
       {"scalar_reads", {{"count", c.scalar_reads}, {"sync_us", Us(c.scalar_read_ns)}}}};
 }
 
@@ -167,6 +181,40 @@ json CountersJson(const CounterStats& c) {
       {"top_kernels", kernels}};
 }
 
+json StartupJson(const StartupStats& st) {
+  json work = json::array();
+  for (const StartupWork& w : st.work) {
+    work.push_back({{"kind", w.kind}, {"count", w.count}, {"time_us", Us(w.time_ns)}});
+  }
+  return {{"detected", st.detected},
+          {"window_us", Us(st.window_ns)},
+          {"one_time_us", Us(st.one_time_ns)},
+          {"share_pct", R2(st.share_pct)},
+          {"work", work},
+          {"steady_state", st.detected ? VerdictJson(st.steady) : json(nullptr)}};
+}
+
+json HostJson(const HostAttribution& h) {
+  return {{"has_phases", h.has_phases},
+          {"steps", h.steps},
+          {"dataloader_step_pct", R2(h.dataloader_step_pct)},
+          {"dataloader_max_step_pct", R2(h.dataloader_max_step_pct)},
+          {"optimizer_step_pct", R2(h.optimizer_step_pct)},
+          {"idle_us", Us(h.idle_ns)},
+          {"idle_in_syncs_us", Us(h.sync_idle_ns)},
+          {"idle_in_dataloader_us", Us(h.dataloader_idle_ns)},
+          {"idle_in_optimizer_us", Us(h.optimizer_idle_ns)},
+          {"idle_other_host_us", Us(h.other_idle_ns)}};
+}
+
+json CommKindsJson(const std::vector<CommKindTime>& kinds) {
+  json out = json::array();
+  for (const CommKindTime& k : kinds) {
+    out.push_back({{"kind", k.kind}, {"count", k.count}, {"time_us", Us(k.time_ns)}});
+  }
+  return out;
+}
+
 json RankJson(const RankAnalysis& a) {
   json steps = json::array();
   for (const StepStat& s : a.steps) {
@@ -191,9 +239,12 @@ json RankJson(const RankAnalysis& a) {
            {{"comm_us", Us(a.overlap.comm_ns)},
             {"overlapped_us", Us(a.overlap.overlapped_ns)},
             {"exposed_us", Us(a.overlap.exposed_ns)},
-            {"overlap_pct", R2(a.overlap.overlap_pct)}}},
+            {"overlap_pct", R2(a.overlap.overlap_pct)},
+            {"kinds", CommKindsJson(a.overlap.kinds)}}},
           {"steps", steps},
           {"kernel_counters", CountersJson(a.counters)},
+          {"startup", StartupJson(a.startup)},
+          {"host_attribution", HostJson(a.host)},
           {"verdict", VerdictJson(a.verdict)}};
 }
 
@@ -207,10 +258,25 @@ json CrossJson(const CrossRank& x) {
   for (const auto& [rank, files] : x.duplicate_ranks) {
     dup.push_back({{"rank", rank}, {"files", files}});
   }
-  return {{"world_size", x.world_size}, {"ranks_present", x.ranks_present},
-          {"duplicate_ranks", dup},     {"missing_ranks", x.missing_ranks},
-          {"collective", x.collective}, {"steps_compared", x.steps_compared},
-          {"lateness", late},           {"stragglers", x.stragglers}};
+  json runs = json::array();
+  for (const TraceRun& r : x.runs) {
+    runs.push_back({{"world_size", r.world_size},
+                    {"device", r.device},
+                    {"ranks", r.ranks},
+                    {"files", r.sources.size()},
+                    {"steps", r.steps},
+                    {"mean_step_us", Us(r.mean_step_ns)}});
+  }
+  return {{"world_size", x.world_size},
+          {"ranks_present", x.ranks_present},
+          {"duplicate_ranks", dup},
+          {"missing_ranks", x.missing_ranks},
+          {"collective", x.collective},
+          {"steps_compared", x.steps_compared},
+          {"lateness", late},
+          {"stragglers", x.stragglers},
+          {"runs", runs},
+          {"clocks_disagree", x.clocks_disagree}};
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ std::string Short(const std::string& name, size_t width) {
 std::string VerdictText(const TraceVerdict& v) {
   switch (v.label) {
     case Bottleneck::kNoGpuActivity:
+    case Bottleneck::kUnsupportedDevice:
       return std::string(BottleneckName(v.label));
     case Bottleneck::kInsufficientData:
       return fmt::format("{} (too little GPU activity)", BottleneckName(v.label));
@@ -45,7 +46,10 @@ std::string VerdictText(const TraceVerdict& v) {
       break;
   }
   return fmt::format("{} ({:.1f} % of the {}, confidence {})", BottleneckName(v.label), v.share_pct,
-                     v.share_of == "roofline_time" ? "roofline time" : "GPU span", v.confidence);
+                     v.share_of == "roofline_time"  ? "roofline time"
+                     : v.share_of == "trace_window" ? "traced window"
+                                                    : "GPU span",
+                     v.confidence);
 }
 
 std::string Flops(double f) { return fmt::format("{:.2f} GFLOP", f / 1e9); }
@@ -103,8 +107,16 @@ std::string RankSection(const RankAnalysis& a) {
     out += fmt::format("    {:<14} {:>10} {:>6.1f} %  x{}\n", c.category, Dur(c.total_ns), c.pct,
                        c.count);
   }
-  out += "  top kernels\n";
+  if (!k.types.empty()) out += "  kernel types (exclusive time, as HTA)\n";
+  for (const KernelTypeTime& t : k.types) {
+    out += fmt::format("    {:<40} {:>10} {:>6.1f} %\n", t.type, Dur(t.time_ns), t.pct);
+  }
+  std::string type;
   for (const KernelStat& s : k.top) {
+    if (s.type != type) {
+      type = s.type;
+      out += fmt::format("  top kernels ({})\n", type);
+    }
     out += fmt::format("    {:>5.1f} % {:>10} x{:<6} {}\n", s.pct, Dur(s.total_ns), s.count,
                        Short(s.name, 70));
   }
@@ -114,7 +126,7 @@ std::string RankSection(const RankAnalysis& a) {
   out += fmt::format(
       "  whole trace: launches {}: {:.1f} % shorter than their launch; launch median {}, kernel "
       "median {}; "
-      "delay p50 {} p95 {}; max queue {}\n",
+      "delay p50 {} p95 {}; in the window: max queue {}\n",
       l.launches, l.shorter_pct, Dur(l.launch_median_ns), Dur(l.kernel_median_ns),
       Dur(l.delay_p50_ns), Dur(l.delay_p95_ns), max_q);
   const CopyStats& c = a.copies;
@@ -124,12 +136,20 @@ std::string RankSection(const RankAnalysis& a) {
   }
   uint64_t nsync = 0;
   for (const SyncKindStat& s : c.syncs) nsync += s.count;
-  out +=
-      fmt::format("  pageable copies {} ({}); host syncs {} ({}); scalar reads {}\n",
-                  c.pageable_count, Bytes(c.pageable_bytes), nsync, Dur(c.sync_ns), c.scalar_reads);
+  if (c.host_copy_in_span_ns > 0) {
+    out += fmt::format("  host-device copies in the span {}, not overlapped by compute {}\n",
+                       Dur(c.host_copy_in_span_ns), Dur(c.host_copy_exposed_in_span_ns));
+  }
+  out += fmt::format(
+      "  pageable copies {} ({}); blocking copies {} ({}); host syncs {} ({}, {} while the GPU "
+      "idled); scalar reads {}\n",
+      c.pageable_count, Bytes(c.pageable_bytes), c.blocking_copies, Dur(c.blocking_copy_ns), nsync,
+      Dur(c.sync_ns), Dur(c.sync_idle_in_span_ns), c.scalar_reads);
   if (a.overlap.comm_ns > 0) {
-    out += fmt::format("  communication {}, {:.1f} % overlapped by compute\n",
-                       Dur(a.overlap.comm_ns), a.overlap.overlap_pct);
+    std::vector<std::string> kinds;
+    for (const CommKindTime& ck : a.overlap.kinds) kinds.push_back(ck.kind);
+    out += fmt::format("  communication {} ({}), {:.1f} % overlapped by compute\n",
+                       Dur(a.overlap.comm_ns), Join(kinds, ", "), a.overlap.overlap_pct);
   }
   if (!a.steps.empty()) {
     double busy = 0;
@@ -137,11 +157,23 @@ std::string RankSection(const RankAnalysis& a) {
     out += fmt::format("  steps {}: GPU busy {:.1f} % on average\n", a.steps.size(),
                        busy / static_cast<double>(a.steps.size()));
   }
+  if (a.host.has_phases && a.host.steps > 0) {
+    out += fmt::format(
+        "  DataLoader {:.1f} % of step time (worst step {:.1f} %), optimizer {:.1f} %\n",
+        a.host.dataloader_step_pct, a.host.dataloader_max_step_pct, a.host.optimizer_step_pct);
+  }
+  if (a.startup.detected) {
+    out += fmt::format("  start-up: one-time work {} of a {} window ({:.1f} %)\n",
+                       Dur(a.startup.one_time_ns), Dur(a.startup.window_ns), a.startup.share_pct);
+  }
   return out;
 }
 
 std::string CrossSection(const CrossRank& x) {
-  if (x.lateness.empty() && x.missing_ranks.empty() && x.duplicate_ranks.empty()) return "";
+  if (x.lateness.empty() && x.missing_ranks.empty() && x.duplicate_ranks.empty() &&
+      x.runs.size() <= 1) {
+    return "";
+  }
   std::string out = fmt::format("across ranks: world size {}, {} rank(s) present",
                                 x.world_size < 0 ? "unknown" : std::to_string(x.world_size),
                                 x.ranks_present.size());
@@ -150,6 +182,15 @@ std::string CrossSection(const CrossRank& x) {
   for (const auto& [rank, files] : x.duplicate_ranks) {
     out += fmt::format("  rank {} claimed by {} files: separate runs, ranks not compared\n", rank,
                        files.size());
+  }
+  if (x.runs.size() > 1) {
+    out += fmt::format("  {} separate runs, compared as runs (not ranks):\n", x.runs.size());
+    for (size_t i = 0; i < x.runs.size(); ++i) {
+      const TraceRun& r = x.runs[i];
+      out += fmt::format("    run {}  world size {}, {} file(s), {}, mean step {}\n", i + 1,
+                         r.world_size, r.sources.size(), r.device,
+                         r.mean_step_ns > 0 ? Dur(r.mean_step_ns) : "-");
+    }
   }
   if (!x.lateness.empty()) {
     out += fmt::format("  collective compared over {} step(s): {}\n", x.steps_compared,

@@ -75,6 +75,11 @@ class TraceBuilder {
     t_.steps.push_back({Ns(start_us), Ns(dur_us), Intern(name), 1});
   }
 
+  // A DataLoader / optimizer host op on thread 1.
+  void Phase(HostPhaseKind kind, double start_us, double dur_us) {
+    t_.host_phases.push_back({Ns(start_us), Ns(dur_us), 1, kind});
+  }
+
   RankTrace& trace() { return t_; }
 
   // The trace with ops and calls sorted by start, as readers deliver them.

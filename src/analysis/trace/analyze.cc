@@ -3,12 +3,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "analysis/trace/copy_analysis.h"
 #include "analysis/trace/counter_analysis.h"
+#include "analysis/trace/host_attribution.h"
 #include "analysis/trace/idle_breakdown.h"
 #include "analysis/trace/kernel_breakdown.h"
 #include "analysis/trace/launch_analysis.h"
 #include "analysis/trace/op_window.h"
+#include "analysis/trace/startup.h"
 #include "analysis/trace/straggler.h"
 #include "analysis/trace/temporal_breakdown.h"
 #include "analysis/trace/verdict.h"
@@ -36,9 +40,25 @@ std::string Subject(const RankTrace& t, bool rank_shared) {
   return t.part.empty() ? base : fmt::format("{} ({})", base, t.part);
 }
 
-}  // namespace
+RankAnalysis AnalyzeWindow(const RankTrace& t, const TraceOptions& options, bool rank_shared,
+                           bool detect_startup);
 
-RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options, bool rank_shared) {
+// Start-up first: when one-time work dominates, the rest of the trace is analysed on its own
+// (its verdict is the steady state's) and the rank is labelled startup.
+void JudgeStartup(const RankTrace& t, const TraceOptions& options, bool rank_shared,
+                  RankAnalysis& a) {
+  a.startup = ComputeStartup(t, options.thresholds);
+  if (!a.startup.detected) return;
+  RankTrace rest = TraceAfter(t, a.startup.end_ns);
+  RankAnalysis steady = AnalyzeWindow(rest, options, rank_shared, false);
+  a.startup.steady = steady.has_gpu_ops ? steady.verdict
+                                        : TraceVerdict{Bottleneck::kInsufficientData, 0, "low",
+                                                       "no GPU operations after the start-up work"};
+  if (steady.has_gpu_ops) a.steady_state.push_back(std::move(steady));
+}
+
+RankAnalysis AnalyzeWindow(const RankTrace& t, const TraceOptions& options, bool rank_shared,
+                           bool detect_startup) {
   RankAnalysis a;
   a.source = t.source;
   a.format = t.format;
@@ -56,13 +76,24 @@ RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options, bool r
   a.idle = ComputeIdleBreakdown(t, window, options.thresholds);
   a.gpu_idle = ComputeGpuIdle(t, window, options.thresholds);
   a.kernels = ComputeKernelBreakdown(t, window, options);
-  a.launch = ComputeLaunchStats(t);
+  a.launch = ComputeLaunchStats(t, window);
   a.copies = ComputeCopyStats(t, options.thresholds, a.temporal.start_ns, a.temporal.end_ns);
   a.overlap = ComputeCommOverlap(t, window);
   a.steps = ComputeSteps(t);
   a.counters = ComputeCounterStats(t);
+  a.host = ComputeHostAttribution(t, window, a.temporal);
+  for (const UnanalysedEvents& u : t.unanalysed) {
+    a.unsupported.push_back({u.category, u.device, u.events});
+  }
+  if (detect_startup && a.has_gpu_ops) JudgeStartup(t, options, rank_shared, a);
   a.verdict = RankVerdict(a, options.thresholds);
   return a;
+}
+
+}  // namespace
+
+RankAnalysis AnalyzeRank(const RankTrace& t, const TraceOptions& options, bool rank_shared) {
+  return AnalyzeWindow(t, options, rank_shared, true);
 }
 
 TraceReport AnalyzeTraces(std::vector<RankTrace> ranks, const TraceOptions& options) {
@@ -81,10 +112,11 @@ TraceReport AnalyzeTraces(std::vector<RankTrace> ranks, const TraceOptions& opti
   }
   AppendCrossRankFindings(r.cross, options.thresholds, r.findings);
   r.verdict = OverallVerdict(r.ranks);
-  if (!r.cross.duplicate_ranks.empty() && r.ranks.size() > 1) {
+  if ((!r.cross.duplicate_ranks.empty() || r.cross.runs.size() > 1) && r.ranks.size() > 1) {
     // Separate runs: an overall label would mix them; each input's own verdict is the answer.
     r.verdict.confidence = "low";
-    r.verdict.reason += "; the inputs are separate runs, read each one's verdict";
+    r.verdict.reason += fmt::format("; the inputs are {} separate runs, read each one's verdict",
+                                    std::max<size_t>(2, r.cross.runs.size()));
   }
   r.worst = WorstSeverity(r.findings);
   return r;

@@ -42,6 +42,10 @@ TEST(CopyAnalysisTest, DirectionsPageableSyncsAndScalarReads) {
   EXPECT_EQ(s.sync_ns, 20'000 + 70'000 + 110'000);
   EXPECT_EQ(s.scalar_reads, 1u);
   EXPECT_EQ(s.scalar_read_ns, 10'000);
+  // Blocking: the synchronous cudaMemcpy; the pageable `.item()` copy waits for the queue, which
+  // is sync time, not a blocking copy.
+  EXPECT_EQ(s.blocking_copies, 1u);
+  EXPECT_EQ(s.blocking_copy_ns, 110'000);
   EXPECT_EQ(s.copy_busy_in_span_ns, s.copy_busy_ns);
   EXPECT_EQ(s.sync_in_span_ns, s.sync_ns);
 
@@ -54,12 +58,70 @@ TEST(CopyAnalysisTest, DirectionsPageableSyncsAndScalarReads) {
   EXPECT_EQ(clipped.sync_in_span_ns, 110'000);  // only the synchronous cudaMemcpy at 0-110 µs
 }
 
+// transfer_bound's measure: host<->device copy time not covered by a computation kernel on any
+// stream; DtoD copies and communication kernels hide nothing and count for nothing.
+TEST(CopyAnalysisTest, ExposedHostCopyTime) {
+  TraceBuilder b;
+  b.Kernel("ampere_sgemm", 0, 100, 7);
+  b.Copy(CopyKind::kHtoD, 1 << 20, 20, 60, MemKind::kPinned, RuntimeKind::kOther, 0, 0, 8);
+  b.Copy(CopyKind::kDtoH, 1 << 20, 90, 30, MemKind::kPinned, RuntimeKind::kOther, 0, 0, 8);
+  b.Kernel("ncclKernel_AllReduce", 130, 50, 9);  // not compute
+  b.Copy(CopyKind::kHtoD, 1 << 20, 140, 20, MemKind::kPinned, RuntimeKind::kOther, 0, 0, 8);
+  b.Copy(CopyKind::kDtoD, 64 << 20, 200, 100, MemKind::kDevice, RuntimeKind::kOther, 0, 0, 8);
+  RankTrace t = b.Build();
+  CopyStats s = ComputeCopyStats(t, TraceThresholds{}, 0, 300'000);
+  EXPECT_EQ(s.host_copy_in_span_ns, 60'000 + 30'000 + 20'000);
+  EXPECT_EQ(s.host_copy_exposed_in_span_ns, 20'000 + 20'000);  // 100-120 and 140-160
+  EXPECT_EQ(s.copy_busy_in_span_ns, 110'000 + 100'000);        // the DtoD copy in all copies
+  CopyStats clipped = ComputeCopyStats(t, TraceThresholds{}, 0, 110'000);
+  EXPECT_EQ(clipped.host_copy_in_span_ns, 60'000 + 20'000);
+  EXPECT_EQ(clipped.host_copy_exposed_in_span_ns, 10'000);
+}
+
+// Blocking copies: a synchronous cudaMemcpy (any memory) or a pageable cudaMemcpyAsync; a pinned
+// cudaMemcpyAsync returns at once.
+TEST(CopyAnalysisTest, BlockingCopies) {
+  TraceBuilder b;
+  b.Copy(CopyKind::kDtoH, 4096, 145'000, 10, MemKind::kPageable, RuntimeKind::kMemcpyAsync, 0,
+         145'015);  // waits 145 ms for the stream, then copies
+  b.Copy(CopyKind::kHtoD, 1 << 20, 150'000, 100, MemKind::kPinned, RuntimeKind::kMemcpy, 149'990,
+         120);
+  b.Copy(CopyKind::kHtoD, 1 << 20, 151'000, 100, MemKind::kPinned, RuntimeKind::kMemcpyAsync,
+         150'500, 5);
+  RankTrace t = b.Build();
+  CopyStats s = ComputeCopyStats(t, TraceThresholds{}, 0, 200'000'000);
+  EXPECT_EQ(s.blocking_copies, 2u);
+  EXPECT_EQ(s.blocking_copy_ns, 145'015'000 + 120'000);
+  EXPECT_EQ(s.blocking_copy_in_span_ns, s.blocking_copy_ns);
+  EXPECT_EQ(s.blocking_copy_max_ns, 145'015'000);
+  EXPECT_EQ(
+      ComputeCopyStats(t, TraceThresholds{}, 100'000'000, 200'000'000).blocking_copy_in_span_ns,
+      45'015'000 + 120'000);
+}
+
+// sync_stalls' measure: host sync time during which no GPU op runs (union over threads).
+TEST(CopyAnalysisTest, SyncTimeWhileTheGpuIdles) {
+  TraceBuilder b;
+  b.Kernel("ampere_sgemm", 0, 1000);
+  b.Call("cudaDeviceSynchronize", RuntimeKind::kDeviceSync, 10, 995);  // GPU busy but 5 µs
+  b.Kernel("ampere_sgemm", 2000, 100);
+  b.Call("cudaStreamSynchronize", RuntimeKind::kStreamSync, 1500, 700, -1, 1);  // idle 1500-2000
+  b.Call("cudaStreamSynchronize", RuntimeKind::kStreamSync, 1600, 100, -1, 2);  // inside the first
+  RankTrace t = b.Build();
+  CopyStats s = ComputeCopyStats(t, TraceThresholds{}, 0, 2100'000);
+  EXPECT_EQ(s.sync_ns, 995'000 + 700'000 + 100'000);
+  EXPECT_EQ(s.sync_idle_in_span_ns, 5'000 + 500'000);
+}
+
 TEST(CopyAnalysisTest, NoCopies) {
   RankTrace t = TraceBuilder().Build();
   CopyStats s = ComputeCopyStats(t, TraceThresholds{}, 0, 0);
   EXPECT_TRUE(s.directions.empty());
   EXPECT_TRUE(s.syncs.empty());
   EXPECT_EQ(s.copy_busy_ns, 0);
+  EXPECT_EQ(s.host_copy_exposed_in_span_ns, 0);
+  EXPECT_EQ(s.sync_idle_in_span_ns, 0);
+  EXPECT_EQ(s.blocking_copies, 0u);
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // Kernel classification by name. Matching is case-insensitive on the lowered name, except HTA's
-// rules, which are case-sensitive substring tests in HTA and stay so here.
+// rules, which are case-sensitive substring tests in HTA and stay so here. Communication kernels
+// beyond NCCL are matched by library namespace or by collective names that compute kernels do not
+// carry ("allreduce", "cross_device_reduce"), never by bare words like "dispatch" or "reduce"
+// (cub::DispatchReduceByKey and at::native::reduce_kernel compute).
 #include "analysis/trace/kernel_class.h"
 
 #include <algorithm>
@@ -30,8 +33,63 @@ HtaKernelType ClassifyHta(const GpuOp& op, std::string_view name) {
   return HtaKernelType::kComputation;
 }
 
+std::string_view CommunicationKind(const GpuOp& op, std::string_view name) {
+  if (op.kind != GpuOpKind::kKernel) return "";
+  if (Contains(name, "nccl") || Contains(name, "rccl")) return "nccl";
+  std::string n = ToLower(name);
+  if (Contains(n, "msccl")) return "msccl";  // mscclKernel_*, MSCCL++ (mscclpp)
+  if (Contains(n, "nvshmem")) return "nvshmem";
+  // DeepEP (deepseek-ai/DeepEP): every kernel lives in namespace deep_ep (intranode/internode/
+  // internode_ll dispatch, combine, notify_dispatch, buffer cleaning).
+  if (ContainsAny(n, {"deep_ep::", "deepep"})) return "deepep";
+  // PyTorch SymmetricMemory (c10d::symmetric_memory): multimem and one/two-shot all-reduce.
+  if (ContainsAny(
+          n, {"symmetric_memory", "multimem_", "one_shot_all_reduce", "two_shot_all_reduce"})) {
+    return "symmetric_memory";
+  }
+  // Inference engines' own collectives: vLLM custom all-reduce (cross_device_reduce_1stage/
+  // 2stage) and quick reduce, TensorRT-LLM / FlashInfer allreduce kernels, SGLang custom AR.
+  if (ContainsAny(n, {"cross_device_reduce", "allreduce", "all_reduce", "quickreduce",
+                      "quick_reduce", "custom_ar", "allgather", "all_gather", "reducescatter",
+                      "reduce_scatter", "alltoall", "all_to_all"})) {
+    return "custom_allreduce";
+  }
+  if (op.collective) return "collective";
+  return "";
+}
+
+HtaKernelType ClassifyKernel(const GpuOp& op, std::string_view name) {
+  if (!CommunicationKind(op, name).empty()) return HtaKernelType::kCommunication;
+  return ClassifyHta(op, name);
+}
+
+KernelTypeCache::KernelTypeCache(const RankTrace& trace)
+    : trace_(trace), kernel_(trace.names.size(), -1), collective_(trace.names.size(), -1) {}
+
+HtaKernelType KernelTypeCache::Of(const GpuOp& op) {
+  if (op.kind != GpuOpKind::kKernel || op.name >= kernel_.size()) {
+    return ClassifyKernel(op, op.name < trace_.names.size() ? trace_.Name(op.name) : "");
+  }
+  std::vector<int8_t>& slot = op.collective ? collective_ : kernel_;
+  if (slot[op.name] < 0)
+    slot[op.name] = static_cast<int8_t>(ClassifyKernel(op, trace_.Name(op.name)));
+  return static_cast<HtaKernelType>(slot[op.name]);
+}
+
+std::string_view KernelTypeName(HtaKernelType t) {
+  switch (t) {
+    case HtaKernelType::kComputation:
+      return "computation";
+    case HtaKernelType::kCommunication:
+      return "communication";
+    case HtaKernelType::kMemory:
+      return "memory";
+  }
+  return "computation";
+}
+
 std::string_view KernelCategory(const GpuOp& op, std::string_view name) {
-  HtaKernelType t = ClassifyHta(op, name);
+  HtaKernelType t = ClassifyKernel(op, name);
   if (t == HtaKernelType::kCommunication) return "communication";
   if (t == HtaKernelType::kMemory) return "memory";
   std::string n = ToLower(name);

@@ -20,6 +20,15 @@ int64_t Percentile(const std::vector<int64_t>& sorted, double p) {
 }  // namespace
 
 LaunchStats ComputeLaunchStats(const RankTrace& trace) {
+  OpWindow all;
+  all.ops.resize(trace.gpu_ops.size());
+  for (size_t i = 0; i < all.ops.size(); ++i) all.ops[i] = static_cast<uint32_t>(i);
+  return ComputeLaunchStats(trace, all);
+}
+
+LaunchStats ComputeLaunchStats(const RankTrace& trace, const OpWindow& window) {
+  std::vector<bool> in_window(trace.gpu_ops.size(), false);
+  for (uint32_t i : window.ops) in_window[i] = true;
   std::unordered_map<int64_t, const RuntimeCall*> calls;
   calls.reserve(trace.runtime.size());
   for (const RuntimeCall& c : trace.runtime) {
@@ -30,13 +39,15 @@ LaunchStats ComputeLaunchStats(const RankTrace& trace) {
   int64_t launch_sum = 0, kernel_sum = 0;
   // Queue events per stream: (time, delta).
   std::map<std::pair<int, int>, std::vector<std::pair<int64_t, int>>> queue_events;
-  for (const GpuOp& op : trace.gpu_ops) {
+  for (size_t i = 0; i < trace.gpu_ops.size(); ++i) {
+    const GpuOp& op = trace.gpu_ops[i];
     if (op.correlation == -1) continue;
     auto it = calls.find(op.correlation);
     if (it == calls.end()) continue;
     const RuntimeCall& call = *it->second;
-    if (call.kind == RuntimeKind::kLaunch || call.kind == RuntimeKind::kMemcpyAsync ||
-        call.kind == RuntimeKind::kMemset) {
+    if (in_window[i] &&
+        (call.kind == RuntimeKind::kLaunch || call.kind == RuntimeKind::kMemcpyAsync ||
+         call.kind == RuntimeKind::kMemset)) {
       auto& ev = queue_events[{op.device, op.stream}];
       // Queued from its launch call until it starts running, as HTA's queue length counts it.
       ev.emplace_back(call.start_ns, +1);

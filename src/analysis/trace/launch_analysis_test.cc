@@ -62,5 +62,24 @@ TEST(LaunchAnalysisTest, QueueLengthAsHta) {
   EXPECT_DOUBLE_EQ(s.queues[0].mean_queue, 9.0 / 6);
 }
 
+// HTA's queue length reads the trace after its window cut (the last ProfilerStep's kernels are
+// dropped): ops outside the window do not count.
+TEST(LaunchAnalysisTest, QueueLengthOverTheAnalysisWindow) {
+  TraceBuilder b;
+  b.Step("ProfilerStep#1", 0, 100);
+  b.Step("ProfilerStep#2", 100, 100);
+  b.Launched("k", 0, 1, 10, 10);  // step 1: queue 1
+  // Step 2: three launches at once, excluded from HTA's window.
+  for (int i = 0; i < 3; ++i) b.Launched("k", 110 + i, 1, 150 + i * 10, 10);
+  RankTrace t = b.Build();
+  OpWindow w = SelectHtaOps(t);
+  ASSERT_TRUE(w.last_step_excluded);
+  LaunchStats s = ComputeLaunchStats(t, w);
+  ASSERT_EQ(s.queues.size(), 1u);
+  EXPECT_EQ(s.queues[0].max_queue, 1);
+  EXPECT_EQ(ComputeLaunchStats(t).queues[0].max_queue, 3);  // the whole trace
+  EXPECT_EQ(s.launches, 4u);                                // launch figures stay whole-trace
+}
+
 }  // namespace
 }  // namespace gpuvet

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/trace/kernel_class.h"
+#include "analysis/trace/run_groups.h"
 
 namespace gpuvet {
 
@@ -27,9 +28,12 @@ RankCandidates Collect(const RankTrace& t, int64_t min_dur_ns) {
     if (c.correlation != -1) call_start.emplace(c.correlation, c.start_ns);
   }
   RankCandidates out;
+  // Every communication kernel gpuvet recognises (NCCL/RCCL, DeepEP, NVSHMEM, symmetric memory…),
+  // not only the ones HTA names.
+  KernelTypeCache types(t);
   for (const GpuOp& op : t.gpu_ops) {
+    if (op.dur_ns < min_dur_ns || types.Of(op) != HtaKernelType::kCommunication) continue;
     const std::string& name = t.Name(op.name);
-    if (ClassifyHta(op, name) != HtaKernelType::kCommunication || op.dur_ns < min_dur_ns) continue;
     auto it = op.correlation == -1 ? call_start.end() : call_start.find(op.correlation);
     int64_t when = it != call_start.end() ? it->second : op.start_ns;
     std::string step;
@@ -71,12 +75,14 @@ CrossRank ComputeCrossRank(const std::vector<RankTrace>& ranks, const TraceThres
     x.ranks_present.push_back(rank);
     if (files.size() > 1) x.duplicate_ranks.emplace_back(rank, files);
   }
-  for (int r = 0; r < x.world_size; ++r) {
+  x.runs = GroupRuns(ranks);
+  // Missing ranks only make sense for one run; several runs list theirs in their own rows.
+  for (int r = 0; r < x.world_size && x.runs.size() <= 1; ++r) {
     if (!sources.count(r)) x.missing_ranks.push_back(r);
   }
-  // Two files of one rank are two runs (a before/after pair), not ranks of one job: comparing
-  // their collective start times would be meaningless.
-  if (compared.size() < 2 || !x.duplicate_ranks.empty()) return x;
+  // Traces of different runs (another world size, device or time; two files of one rank) are
+  // not ranks of one job: comparing their collective start times would be meaningless.
+  if (compared.size() < 2 || !x.duplicate_ranks.empty() || x.runs.size() > 1) return x;
   std::sort(compared.begin(), compared.end(),
             [](const RankTrace* a, const RankTrace* b) { return a->rank < b->rank; });
 
@@ -152,7 +158,11 @@ CrossRank ComputeCrossRank(const std::vector<RankTrace>& ranks, const TraceThres
         static_cast<double>(late[i].mean_delay_ns) >= min_delay) {
       x.stragglers.push_back(late[i].rank);
     }
+    // A rank "late" by more than a whole step is not waited for at each collective: the traces'
+    // clocks do not line up (different hosts without a common time base).
+    if (late[i].mean_delay_ns > x.mean_step_ns && x.mean_step_ns > 0) x.clocks_disagree = true;
   }
+  if (x.clocks_disagree) x.stragglers.clear();
   x.lateness = std::move(late);
   return x;
 }

@@ -1,6 +1,10 @@
 // Temporal breakdown, comm/compute overlap and per-step busy time.
 #include "analysis/trace/temporal_breakdown.h"
 
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
 #include "analysis/trace/intervals.h"
 #include "analysis/trace/kernel_class.h"
 
@@ -23,10 +27,11 @@ TemporalBreakdown ComputeTemporal(const RankTrace& trace, const OpWindow& window
   if (window.ops.empty()) return t;
   std::vector<Interval> all, compute;
   all.reserve(window.ops.size());
+  KernelTypeCache types(trace);
   for (uint32_t i : window.ops) {
     const GpuOp& op = trace.gpu_ops[i];
     all.push_back(Of(op));
-    if (ClassifyHta(op, trace.Name(op.name)) == HtaKernelType::kComputation) {
+    if (types.Of(op) == HtaKernelType::kComputation) {
       compute.push_back(Of(op));
     }
   }
@@ -45,13 +50,31 @@ TemporalBreakdown ComputeTemporal(const RankTrace& trace, const OpWindow& window
 
 CommOverlap ComputeCommOverlap(const RankTrace& trace, const OpWindow& window) {
   std::vector<Interval> comm, compute;
+  std::vector<CommKindTime> kinds;               // a handful
+  std::unordered_map<uint64_t, size_t> kind_of;  // (name, collective) -> index into kinds
+  KernelTypeCache types(trace);
   for (uint32_t i : window.ops) {
     const GpuOp& op = trace.gpu_ops[i];
-    HtaKernelType type = ClassifyHta(op, trace.Name(op.name));
-    if (type == HtaKernelType::kCommunication) comm.push_back(Of(op));
+    HtaKernelType type = types.Of(op);
+    if (type == HtaKernelType::kCommunication) {
+      comm.push_back(Of(op));
+      auto [slot, fresh] = kind_of.try_emplace((uint64_t{op.name} << 1) | op.collective, 0);
+      if (fresh) {
+        std::string_view kind = CommunicationKind(op, trace.Name(op.name));
+        size_t k = 0;
+        while (k < kinds.size() && kinds[k].kind != kind) ++k;
+        if (k == kinds.size()) kinds.push_back({std::string(kind), 0, 0});
+        slot->second = k;
+      }
+      ++kinds[slot->second].count;
+      kinds[slot->second].time_ns += op.dur_ns;
+    }
     if (type == HtaKernelType::kComputation) compute.push_back(Of(op));
   }
   CommOverlap o;
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& x, const auto& y) { return x.time_ns > y.time_ns; });
+  o.kinds = std::move(kinds);
   std::vector<Interval> comm_merged = MergeIntervals(std::move(comm));
   o.comm_ns = TotalLength(comm_merged);
   o.overlapped_ns = IntersectionLength(comm_merged, MergeIntervals(std::move(compute)));

@@ -11,12 +11,14 @@
 
 namespace gpuvet {
 
-// HTA BreakdownAnalysis.get_temporal_breakdown over the ops in `window`. All zero when the
-// window holds no op.
+// HTA BreakdownAnalysis.get_temporal_breakdown over the ops in `window`, with gpuvet's kernel
+// types (ClassifyKernel: DeepEP, NVSHMEM, custom all-reduce… are communication, not compute; on
+// NCCL-only traces HTA's own types). All zero when the window holds no op.
 TemporalBreakdown ComputeTemporal(const RankTrace& trace, const OpWindow& window);
 
 // HTA CommunicationAnalysis.get_comm_comp_overlap over the ops in `window`: the share of the
-// union of communication kernels also covered by the union of computation kernels.
+// union of communication kernels (every kind ClassifyKernel knows) also covered by the union of
+// computation kernels.
 CommOverlap ComputeCommOverlap(const RankTrace& trace, const OpWindow& window);
 
 // Per profiler step: its host range, the union of all GPU ops clipped to that range, and the

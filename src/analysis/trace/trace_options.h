@@ -32,16 +32,25 @@ struct TraceThresholds {
   // gpuvet default: 50 µs, ~10× the few-µs launch cost (NVIDIA, above), far below a data-loading
   // stall.
   int64_t launch_gap_max_ns = 50'000;
-  // transfer_bound: the union of memcpy time is at least this share of the span. gpuvet default:
-  // copies then cost more than a typical 10 % optimisation target.
+  // transfer_bound: host<->device copy time (HtoD, DtoH) during which no computation kernel runs
+  // on any stream is at least this share of the span. Exposed time, as comm_bound's: a copy
+  // hidden behind compute costs the step nothing, and DtoD/peer copies are device-memory or
+  // communication traffic, not the host link. gpuvet default: exposed copies then cost more than
+  // a typical 10 % optimisation target.
   double transfer_pct = 10;
   // trace.pageable_copies: warn when copies from/to pageable memory move at least this many bytes
   // (smaller ones are `.item()`-style scalar reads, reported under trace.sync_stalls). gpuvet
   // default: 64 KiB, well above a scalar read.
   uint64_t pageable_min_bytes = 64 * 1024;
-  // trace.sync_stalls: host time blocked in synchronisation is at least this share of the span.
-  // gpuvet default.
+  // trace.sync_stalls: host time blocked in synchronisation while no GPU op runs is at least this
+  // share of the span. A sync while the GPU is busy only waits for work the GPU is doing anyway;
+  // only the idle part is lost GPU time. gpuvet default: as transfer_pct, a 10 % target.
   double sync_pct = 10;
+  // trace.pageable_copies: warn, whatever the bytes, when blocking copies (synchronous cudaMemcpy,
+  // pageable cudaMemcpyAsync) hold the host for at least this share of the span. gpuvet default:
+  // half of sync_pct, because unlike a sync it is removed by pinning memory alone
+  // (pin_memory=True, non_blocking=True), a one-line change.
+  double blocking_copy_pct = 5;
   // `.item()`-style scalar read: a DtoH copy of at most this many bytes followed by a stream or
   // device sync on the same thread. gpuvet choice: 8 KiB covers scalars and small metric tensors.
   uint64_t scalar_read_max_bytes = 8 * 1024;
@@ -62,6 +71,15 @@ struct TraceThresholds {
   // With two ranks one is always last; a few hundred µs in a 600 ms step is noise (or clock skew
   // between hosts), not a straggler. gpuvet default: 2 % of every step lost by all other ranks.
   double straggler_min_delay_share = 0.02;
+  // startup: the window counts as start-up when one-time host work (see StartupStats) covers at
+  // least this share of it. gpuvet default: start-up is then the majority of what was traced, so
+  // no steady-state label describes the window.
+  double startup_pct = 50;
+  // startup: the first launch of a kernel counts as one-time work (lazy module loading, JIT)
+  // when its launch call takes at least this long. gpuvet default: 1 ms, ~200× a normal launch of
+  // a few µs (NVIDIA, above); a steady-state launch blocks that long only on a full queue, which
+  // a first launch cannot hit.
+  int64_t startup_first_launch_ns = 1'000'000;
   // Verdict confidence drops to "low" with fewer GPU ops than this or a shorter span. gpuvet
   // default: below ~100 ops or 1 ms a trace is a snapshot, not a workload.
   uint64_t min_ops_for_confidence = 100;
@@ -74,8 +92,10 @@ struct TraceThresholds {
 
 struct TraceOptions {
   TraceThresholds thresholds;
-  // Top kernels: the heaviest names covering `top_kernel_share` of GPU time, at most
-  // `top_kernel_count` (HTA get_gpu_kernel_breakdown duration_ratio = 0.8, num_kernels = 10).
+  // Top kernels per kernel type, as HTA's get_gpu_kernel_breakdown lists them (duration_ratio =
+  // 0.8, num_kernels = 10): every name when a type has at most `top_kernel_count`, else the
+  // heaviest names within the `top_kernel_share` quantile of their running totals, at most
+  // `top_kernel_count`, plus an "others" row.
   double top_kernel_share = 0.8;
   int top_kernel_count = 10;
 };

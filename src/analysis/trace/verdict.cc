@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <map>
 
 #include "core/bottleneck.h"
@@ -55,7 +56,8 @@ struct Signals {
   double transfer_pct = 0;
   double comm_exposed_pct = 0;
   double compute_pct = 0;
-  double sync_pct = 0;
+  double sync_pct = 0;      // host sync time while the GPU idles
+  double blocking_pct = 0;  // host time in blocking (synchronous or pageable) copy calls
   bool starved = false;
 };
 
@@ -72,10 +74,13 @@ Signals Derive(const RankAnalysis& a, const TraceThresholds& th) {
   s.kernel_wait_share = Share(g.kernel_wait_ns, idle);
   s.short_host_share = Share(g.host_wait_short_ns, idle);
   s.short_kernel_pct = a.launch.shorter_pct;
-  s.transfer_pct = std::min(100.0, Share(a.copies.copy_busy_in_span_ns, span));
+  // Exposed time for every GPU-side bottleneck: what compute did not hide (transfers, comm) and
+  // what the host waited while the GPU had nothing to run (syncs).
+  s.transfer_pct = std::min(100.0, Share(a.copies.host_copy_exposed_in_span_ns, span));
   s.comm_exposed_pct = std::min(100.0, Share(a.overlap.exposed_ns, span));
   s.compute_pct = a.temporal.compute_pct;
-  s.sync_pct = std::min(100.0, Share(a.copies.sync_in_span_ns, span));
+  s.sync_pct = std::min(100.0, Share(a.copies.sync_idle_in_span_ns, span));
+  s.blocking_pct = std::min(100.0, Share(a.copies.blocking_copy_in_span_ns, span));
   s.starved = s.idle_pct >= th.idle_pct;
   return s;
 }
@@ -216,11 +221,235 @@ bool TooLittle(const RankAnalysis& a, const TraceThresholds& th) {
   return a.has_gpu_ops && a.temporal.span_ns < th.min_span_for_verdict_ns;
 }
 
+// Who holds the idle GPU, from ComputeHostAttribution: the largest of the four shares.
+struct Holder {
+  std::string_view name;  // as the finding says it
+  int64_t ns = 0;
+  std::string_view decision;
+};
+
+constexpr std::string_view kLoaderDecision =
+    "The DataLoader holds the GPU: raise DataLoader(num_workers=...) (and persistent_workers=True, "
+    "prefetch_factor), set pin_memory=True, move decode and augmentation off the main process or "
+    "onto the GPU (DALI), and put the dataset on faster or local storage; a faster GPU would not "
+    "help.";
+constexpr std::string_view kOptimizerDecision =
+    "The optimizer step holds the GPU: use a fused or multi-tensor optimizer "
+    "(torch.optim.AdamW(fused=True) or foreach=True, apex FusedAdam), zero_grad(set_to_none=True), "
+    "or capture the step in a CUDA graph; a faster GPU would not help.";
+constexpr std::string_view kSyncDecision =
+    "Host synchronisation holds the GPU: remove per-step .item()/.cpu()/print of tensors and "
+    "torch.cuda.synchronize(), read metrics every N steps, and copy with non_blocking=True from "
+    "pinned memory.";
+constexpr std::string_view kPythonDecision =
+    "Host work between kernels holds the GPU (Python and framework overhead, or input work the "
+    "trace does not mark): cut per-step Python with torch.compile or CUDA graphs, batch small ops "
+    "into larger kernels, and profile the host side (py-spy) for the rest; a faster GPU would not "
+    "help.";
+
+std::vector<Holder> Holders(const HostAttribution& h) {
+  return {{"the DataLoader", h.dataloader_idle_ns, kLoaderDecision},
+          {"the optimizer", h.optimizer_idle_ns, kOptimizerDecision},
+          {"host syncs", h.sync_idle_ns, kSyncDecision},
+          {"Python between kernels", h.other_idle_ns, kPythonDecision}};
+}
+
+const Holder TopHolder(const HostAttribution& h) {
+  std::vector<Holder> all = Holders(h);
+  return *std::max_element(all.begin(), all.end(),
+                           [](const Holder& x, const Holder& y) { return x.ns < y.ns; });
+}
+
+// "the DataLoader holds 85.2 % of the idle (optimizer 3.1 %, syncs 0.0 %, Python between
+// kernels 11.7 %)".
+std::string HolderText(const HostAttribution& h) {
+  if (h.idle_ns <= 0) return "";
+  Holder top = TopHolder(h);
+  std::vector<std::string> rest;
+  for (const Holder& x : Holders(h)) {
+    if (x.name != top.name) rest.push_back(fmt::format("{} {}", x.name, P(Share(x.ns, h.idle_ns))));
+  }
+  const bool plural = top.name == "host syncs";
+  return fmt::format("{} {} {} of the idle ({}){}", top.name, plural ? "hold" : "holds",
+                     P(Share(top.ns, h.idle_ns)), Join(rest, ", "),
+                     h.has_phases ? "" : "; the trace marks no DataLoader or optimizer ops");
+}
+
+std::vector<Evidence> HolderEvidence(const HostAttribution& h) {
+  std::vector<Evidence> ev;
+  if (h.steps > 0 && h.has_phases) {
+    ev.push_back({"dataloader_share_of_step", P(h.dataloader_step_pct),
+                  fmt::format("worst step {}", P(h.dataloader_max_step_pct))});
+    ev.push_back({"optimizer_share_of_step", P(h.optimizer_step_pct), ""});
+  }
+  if (h.idle_ns > 0) {
+    ev.push_back({"idle_in_dataloader", P(Share(h.dataloader_idle_ns, h.idle_ns)), "of GPU idle"});
+    ev.push_back({"idle_in_optimizer", P(Share(h.optimizer_idle_ns, h.idle_ns)), "of GPU idle"});
+    ev.push_back({"idle_in_syncs", P(Share(h.sync_idle_ns, h.idle_ns)), "of GPU idle"});
+    ev.push_back({"idle_other_host", P(Share(h.other_idle_ns, h.idle_ns)),
+                  "of GPU idle: Python between kernels"});
+  }
+  return ev;
+}
+
+std::string WorkList(const StartupStats& st) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < st.work.size() && i < 3; ++i) {
+    parts.push_back(fmt::format("{} {}", st.work[i].kind, Ms(st.work[i].time_ns)));
+  }
+  return Join(parts, ", ");
+}
+
+TraceVerdict StartupVerdict(const RankAnalysis& a, const TraceThresholds& th) {
+  const StartupStats& st = a.startup;
+  TraceVerdict v;
+  v.label = Bottleneck::kStartup;
+  v.share_pct = st.share_pct;
+  v.share_of = "trace_window";
+  // The one-time calls are the evidence, not the number of GPU ops (a capture runs few).
+  v.confidence = a.truncated ? "low" : st.share_pct >= 1.5 * th.startup_pct ? "high" : "medium";
+  v.reason = fmt::format(
+      "one-time start-up work takes {} of the window ({}); after it: {}", P(st.share_pct),
+      WorkList(st),
+      st.steady.label == Bottleneck::kInsufficientData
+          ? "too little to judge"
+          : fmt::format("{} {}", BottleneckName(st.steady.label), P(st.steady.share_pct)));
+  return v;
+}
+
+std::string UnsupportedList(const std::vector<UnsupportedDevice>& u) {
+  std::vector<std::string> parts;
+  for (const UnsupportedDevice& x : u) parts.push_back(fmt::format("{} {}", x.events, x.category));
+  return Join(parts, ", ");
+}
+
+// "MTIA", "HPU", "XPU", "PrivateUse1" for the report's device names.
+std::string DeviceTitle(const std::string& device) {
+  if (device == "privateuse1") return "PrivateUse1";
+  std::string out = device;
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// trace.transfer_bound, trace.pageable_copies, trace.sync_stalls and trace.comm_bound: each judged
+// by exposed time (what compute did not hide, or host waits while the GPU idled) against its
+// threshold, with the totals beside it so the hidden part is visible too.
+void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th, const Signals& s,
+                                std::vector<Finding>& out) {
+  const std::string& subj = a.subject;
+  const CopyStats& c = a.copies;
+  const int64_t span = a.temporal.span_ns;
+
+  // Transfers: host-device copies not hidden behind compute.
+  const int64_t hidden = c.host_copy_in_span_ns - c.host_copy_exposed_in_span_ns;
+  std::vector<Evidence> copy_ev = {
+      {"exposed_host_copy_share", P(s.transfer_pct), fmt::format(">= {}", P(th.transfer_pct))},
+      {"host_copy_share", P(Share(c.host_copy_in_span_ns, span)), "HtoD + DtoH, union"},
+      {"host_copy_hidden_by_compute", P(Share(hidden, c.host_copy_in_span_ns)), ""},
+      {"all_copy_share", P(Share(c.copy_busy_in_span_ns, span)), "every direction, union"}};
+  for (const CopyDirection& d : c.directions) {
+    copy_ev.push_back(
+        {d.direction,
+         fmt::format("{} in {} copies, {:.1f} GB/s", Bytes(d.bytes), d.count, d.gb_per_s), ""});
+  }
+  bool transfer = s.transfer_pct >= th.transfer_pct;
+  std::string hidden_note =
+      c.host_copy_in_span_ns > 0
+          ? fmt::format(" ({} of the span in all, {} of that hidden behind compute)",
+                        P(Share(c.host_copy_in_span_ns, span)),
+                        P(Share(hidden, c.host_copy_in_span_ns)))
+          : "";
+  std::string other_copies =
+      c.copy_busy_in_span_ns > c.host_copy_in_span_ns
+          ? "; device-to-device and peer copies are memory traffic, not transfers"
+          : "";
+  out.push_back(Make("trace.transfer_bound", subj, transfer ? Severity::kWarn : Severity::kOk,
+                     fmt::format("host-device copies not overlapped by compute take {} of the "
+                                 "span{}{}",
+                                 P(s.transfer_pct), hidden_note, other_copies),
+                     copy_ev));
+
+  // Pageable and blocking copies: judged by what they move and by how long they hold the host.
+  std::vector<Evidence> pg_ev = {
+      {"pageable_copies", std::to_string(c.pageable_count), ""},
+      {"pageable_bytes", Bytes(c.pageable_bytes),
+       fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
+      {"pageable_time", Ms(c.pageable_ns), ""},
+      {"host_blocked_in_copies_share", P(s.blocking_pct),
+       fmt::format(">= {}, synchronous or pageable copy calls", P(th.blocking_copy_pct))},
+      {"blocking_copies", fmt::format("{} ({})", c.blocking_copies, Ms(c.blocking_copy_ns)), ""},
+      {"longest_blocking_copy", Ms(c.blocking_copy_max_ns), ""}};
+  const bool blocked = s.blocking_pct >= th.blocking_copy_pct;
+  if (c.pageable_count == 0 && !blocked) {
+    out.push_back(Make("trace.pageable_copies", subj, Severity::kOk,
+                       c.blocking_copies == 0
+                           ? "no copies from or to pageable host memory"
+                           : fmt::format("no copies from or to pageable host memory; {} "
+                                         "synchronous copies hold the host {} of the span",
+                                         c.blocking_copies, P(s.blocking_pct)),
+                       pg_ev));
+  } else {
+    bool bulk = c.pageable_bytes >= th.pageable_min_bytes;
+    out.push_back(Make(
+        "trace.pageable_copies", subj, bulk || blocked ? Severity::kWarn : Severity::kInfo,
+        fmt::format("{} copies ({}) use pageable host memory; blocking copies hold the host {} "
+                    "of the span (longest {})",
+                    c.pageable_count, Bytes(c.pageable_bytes), P(s.blocking_pct),
+                    Ms(c.blocking_copy_max_ns)),
+        pg_ev));
+  }
+
+  // Synchronisation: only the time the GPU sat idle while the host waited is lost.
+  std::vector<Evidence> sync_ev = {
+      {"sync_while_gpu_idle_share", P(s.sync_pct), fmt::format(">= {}", P(th.sync_pct))},
+      {"sync_time_share", P(std::min(100.0, Share(c.sync_in_span_ns, span))), "GPU busy or not"}};
+  for (const SyncKindStat& k : c.syncs) {
+    sync_ev.push_back({k.kind + "_syncs", fmt::format("{} ({})", k.count, Ms(k.time_ns)), ""});
+  }
+  sync_ev.push_back({"scalar_reads", fmt::format("{} ({})", c.scalar_reads, Ms(c.scalar_read_ns)),
+                     fmt::format("DtoH <= {} then sync", Bytes(th.scalar_read_max_bytes))});
+  uint64_t nsync = 0;
+  for (const SyncKindStat& k : c.syncs) nsync += k.count;
+  bool stalls = s.sync_pct >= th.sync_pct;
+  out.push_back(Make(
+      "trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
+      fmt::format("host blocked in {} synchronisations for {}, {} of it while "
+                  "the GPU idled ({} of the span); {} scalar reads",
+                  nsync, Ms(c.sync_ns), Ms(c.sync_idle_in_span_ns), P(s.sync_pct), c.scalar_reads),
+      sync_ev));
+
+  // Communication, whatever library moves it.
+  const CommOverlap& o = a.overlap;
+  if (o.comm_ns == 0) {
+    out.push_back(
+        Make("trace.comm_bound", subj, Severity::kOk, "no communication kernels: not applicable"));
+    return;
+  }
+  std::vector<std::string> kinds;
+  for (const CommKindTime& k : o.kinds) {
+    kinds.push_back(fmt::format("{} x{} ({})", k.kind, k.count, Ms(k.time_ns)));
+  }
+  bool comm = s.comm_exposed_pct >= th.comm_exposed_pct;
+  out.push_back(Make(
+      "trace.comm_bound", subj, comm ? Severity::kWarn : Severity::kOk,
+      fmt::format("communication {} of the span, {} of it overlapped by compute; exposed {}",
+                  P(Share(o.comm_ns, span)), P(o.overlap_pct), P(s.comm_exposed_pct)),
+      {{"comm_exposed_share", P(s.comm_exposed_pct), fmt::format(">= {}", P(th.comm_exposed_pct))},
+       {"comm_time", Ms(o.comm_ns), ""},
+       {"comm_comp_overlap", P(o.overlap_pct), ""},
+       {"comm_kernels", Join(kinds, ", "), ""}}));
+}
+
 }  // namespace
 
 TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   TraceVerdict v;
   if (!a.has_gpu_ops && a.counters.ranges > 0) return CounterVerdict(a.counters);
+  if (!a.has_gpu_ops && !a.unsupported.empty()) {
+    return {Bottleneck::kUnsupportedDevice, 0, "high",
+            fmt::format("{} device events are not a timeline gpuvet can analyse ({} event(s))",
+                        DeviceTitle(a.unsupported.front().device), UnsupportedList(a.unsupported))};
+  }
   if (!a.has_gpu_ops) {
     return {Bottleneck::kNoGpuActivity, 0, "high", "the trace holds no GPU operations"};
   }
@@ -229,6 +458,7 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
             fmt::format("{} GPU op(s) over {} in the analysed window: too little to judge",
                         a.temporal.ops_counted, Ms(a.temporal.span_ns))};
   }
+  if (a.startup.detected) return StartupVerdict(a, th);
   Signals s = Derive(a, th);
   struct Option {
     Bottleneck label;
@@ -245,9 +475,11 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
                      P(s.idle_pct), P(s.short_kernel_pct),
                      P(s.kernel_wait_share + s.short_host_share), Ms(th.launch_gap_max_ns))});
   } else if (HostBound(s, th)) {
-    options.push_back({Bottleneck::kHostCpuBound, s.idle_pct * s.host_wait_share / 100, th.idle_pct,
-                       fmt::format("GPU idle {} of the span; {} of idle is host wait",
-                                   P(s.idle_pct), P(s.host_wait_share))});
+    std::string holder = HolderText(a.host);
+    options.push_back(
+        {Bottleneck::kHostCpuBound, s.idle_pct * s.host_wait_share / 100, th.idle_pct,
+         fmt::format("GPU idle {} of the span; {} of idle is host wait{}", P(s.idle_pct),
+                     P(s.host_wait_share), holder.empty() ? "" : "; " + holder)});
   } else if (s.starved && s.comm_exposed_pct < th.comm_exposed_pct) {
     options.push_back(
         {Bottleneck::kIdle, s.idle_pct, th.idle_pct,
@@ -261,8 +493,10 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
                                    P(s.comm_exposed_pct))});
   }
   if (s.transfer_pct >= th.transfer_pct) {
-    options.push_back({Bottleneck::kTransferBound, s.transfer_pct, th.transfer_pct,
-                       fmt::format("memory copies take {} of the span", P(s.transfer_pct))});
+    options.push_back(
+        {Bottleneck::kTransferBound, s.transfer_pct, th.transfer_pct,
+         fmt::format("host-device copies not overlapped by compute take {} of the span",
+                     P(s.transfer_pct))});
   }
   if (options.empty()) {
     options.push_back({Bottleneck::kComputeBound, s.compute_pct, th.compute_pct,
@@ -281,6 +515,14 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   return v;
 }
 
+namespace {
+void AppendUnsupported(const RankAnalysis& a, Severity sev, std::vector<Finding>& out);
+void AppendStartupFinding(const RankAnalysis& a, const TraceThresholds& th,
+                          std::vector<Finding>& out);
+void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
+                          std::vector<Finding>& out);
+}  // namespace
+
 void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                         std::vector<Finding>& out) {
   const std::string& subj = a.subject;
@@ -297,6 +539,9 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
     out.push_back(Make("trace.input", subj, Severity::kWarn,
                        "trace truncated: results cover only the events read before the break",
                        input_ev));
+  } else if (!a.has_gpu_ops && !a.unsupported.empty()) {
+    AppendUnsupported(a, Severity::kWarn, out);
+    return;
   } else if (!a.has_gpu_ops) {
     out.push_back(Make("trace.input", subj, Severity::kInfo,
                        "CPU-only rank: the trace holds no GPU kernels, copies or memsets",
@@ -312,6 +557,8 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
   }
   if (counter_mode) AppendCounterFindings(a, out);  // after the truncation warning
   if (!a.has_gpu_ops) return;
+  // Device events that were analysed, beside some that could not be (MTIA insight samples).
+  if (!a.unsupported.empty()) AppendUnsupported(a, Severity::kInfo, out);
   if (TooLittle(a, th)) {
     // Replaces a plain "read completely"; a truncation or read warning stays beside it.
     if (out.back().id == "trace.input" && out.back().severity == Severity::kOk) out.pop_back();
@@ -330,7 +577,62 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
         "torch.profiler.schedule(wait=1, warmup=1, active=3)) so the window holds its work.";
     return;
   }
+  if (a.startup.detected) {
+    AppendStartupFinding(a, th, out);
+    // The steady state after start-up is judged on its own, when enough of it was traced.
+    if (!a.steady_state.empty() && !TooLittle(a.steady_state.front(), th)) {
+      AppendJudgedFindings(a.steady_state.front(), th, out);
+    }
+    return;
+  }
+  AppendJudgedFindings(a, th, out);
+}
 
+namespace {
+
+void AppendUnsupported(const RankAnalysis& a, Severity sev, std::vector<Finding>& out) {
+  std::vector<Evidence> ev;
+  uint64_t total = 0;
+  for (const UnsupportedDevice& u : a.unsupported) {
+    ev.push_back({u.category, fmt::format("{} event(s)", u.events), u.device});
+    total += u.events;
+  }
+  const std::string& device = a.unsupported.front().device;
+  out.push_back(Make(
+      "trace.unsupported_device", a.subject, sev,
+      a.has_gpu_ops
+          ? fmt::format("{} {} event(s) ({}) are samples, not a device timeline, and were not "
+                        "analysed; the {} device ops were",
+                        total, DeviceTitle(device), UnsupportedList(a.unsupported),
+                        a.kernels.op_count)
+          : fmt::format("{} {} event(s) ({}) and no device timeline gpuvet can analyse: not a "
+                        "CPU-only rank, its device work is not in the trace in a form gpuvet reads",
+                        total, DeviceTitle(device), UnsupportedList(a.unsupported)),
+      std::move(ev)));
+}
+
+void AppendStartupFinding(const RankAnalysis& a, const TraceThresholds& th,
+                          std::vector<Finding>& out) {
+  const StartupStats& st = a.startup;
+  std::vector<Evidence> ev = {
+      {"startup_share_of_window", P(st.share_pct), fmt::format(">= {}", P(th.startup_pct))},
+      {"window", Ms(st.window_ns), "first to last GPU op or runtime call"},
+      {"one_time_work", Ms(st.one_time_ns), ""}};
+  for (const StartupWork& w : st.work) {
+    ev.push_back({w.kind, fmt::format("{} call(s), {}", w.count, Ms(w.time_ns)), ""});
+  }
+  ev.push_back({"steady_state_verdict",
+                fmt::format("{} ({})", BottleneckName(st.steady.label), st.steady.reason), ""});
+  out.push_back(Make("trace.startup", a.subject, Severity::kWarn,
+                     fmt::format("the window is start-up, not steady state: one-time work ({}) "
+                                 "takes {} of it",
+                                 WorkList(st), P(st.share_pct)),
+                     std::move(ev)));
+}
+
+void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
+                          std::vector<Finding>& out) {
+  const std::string& subj = a.subject;
   Signals s = Derive(a, th);
   std::string idle_thr = fmt::format(">= {}", P(th.idle_pct));
   Evidence idle_ev{"gpu_idle_pct", P(s.idle_pct), idle_thr};
@@ -364,13 +666,21 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                                    P(s.idle_pct), P(s.host_wait_share), P(s.kernel_wait_share)),
                        {idle_ev, host_ev, kw_ev, span_ev}));
   }
+  std::vector<Evidence> host_evidence = {idle_ev, host_ev};
+  for (Evidence& e : HolderEvidence(a.host)) host_evidence.push_back(std::move(e));
+  const std::string holder = HolderText(a.host);
   out.push_back(Make(
       "trace.host_cpu_bound", subj, host ? Severity::kWarn : Severity::kOk,
-      host ? fmt::format("GPU idle {} of the span; {} of idle is host wait", P(s.idle_pct),
-                         P(s.host_wait_share))
-           : fmt::format("host wait is {} of the span{}", P(s.idle_pct * s.host_wait_share / 100),
-                         launch ? ", attributed to launch overhead" : ""),
-      {idle_ev, host_ev}));
+      host ? fmt::format("GPU idle {} of the span; {} of idle is host wait{}", P(s.idle_pct),
+                         P(s.host_wait_share), holder.empty() ? "" : "; " + holder)
+           : fmt::format(
+                 "host wait is {} of the span{}{}", P(s.idle_pct * s.host_wait_share / 100),
+                 launch ? ", attributed to launch overhead" : "",
+                 a.host.steps > 0 && a.host.has_phases
+                     ? fmt::format("; DataLoader {} of step time", P(a.host.dataloader_step_pct))
+                     : ""),
+      std::move(host_evidence)));
+  if (host && a.host.idle_ns > 0) out.back().decision = std::string(TopHolder(a.host).decision);
   std::vector<Evidence> launch_ev = {short_ev,
                                      launch_gap_ev,
                                      kw_ev,
@@ -387,69 +697,7 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                            a.launch.launches),
       launch_ev));
 
-  // Transfers.
-  Evidence tr_ev{"copy_time_share", P(s.transfer_pct), fmt::format(">= {}", P(th.transfer_pct))};
-  std::vector<Evidence> copy_ev = {tr_ev};
-  for (const CopyDirection& d : a.copies.directions) {
-    copy_ev.push_back(
-        {d.direction,
-         fmt::format("{} in {} copies, {:.1f} GB/s", Bytes(d.bytes), d.count, d.gb_per_s), ""});
-  }
-  bool transfer = s.transfer_pct >= th.transfer_pct;
-  out.push_back(Make("trace.transfer_bound", subj, transfer ? Severity::kWarn : Severity::kOk,
-                     fmt::format("memory copies take {} of the span", P(s.transfer_pct)), copy_ev));
-
-  // Pageable copies.
-  const CopyStats& c = a.copies;
-  std::vector<Evidence> pg_ev = {{"pageable_copies", std::to_string(c.pageable_count), ""},
-                                 {"pageable_bytes", Bytes(c.pageable_bytes),
-                                  fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
-                                 {"pageable_time", Ms(c.pageable_ns), ""}};
-  if (c.pageable_count == 0) {
-    out.push_back(Make("trace.pageable_copies", subj, Severity::kOk,
-                       "no copies from or to pageable host memory", pg_ev));
-  } else {
-    bool bulk = c.pageable_bytes >= th.pageable_min_bytes;
-    out.push_back(Make("trace.pageable_copies", subj, bulk ? Severity::kWarn : Severity::kInfo,
-                       fmt::format("{} copies ({}) use pageable host memory", c.pageable_count,
-                                   Bytes(c.pageable_bytes)),
-                       pg_ev));
-  }
-
-  // Synchronisation.
-  std::vector<Evidence> sync_ev = {
-      {"sync_time_share", P(s.sync_pct), fmt::format(">= {}", P(th.sync_pct))}};
-  for (const SyncKindStat& k : c.syncs) {
-    sync_ev.push_back({k.kind + "_syncs", fmt::format("{} ({})", k.count, Ms(k.time_ns)), ""});
-  }
-  sync_ev.push_back({"scalar_reads", fmt::format("{} ({})", c.scalar_reads, Ms(c.scalar_read_ns)),
-                     fmt::format("DtoH <= {} then sync", Bytes(th.scalar_read_max_bytes))});
-  uint64_t nsync = 0;
-  for (const SyncKindStat& k : c.syncs) nsync += k.count;
-  bool stalls = s.sync_pct >= th.sync_pct;
-  out.push_back(Make("trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
-                     fmt::format("host blocked in {} synchronisations for {} (blocked for {} "
-                                 "of the GPU span), {} scalar reads",
-                                 nsync, Ms(c.sync_ns), P(s.sync_pct), c.scalar_reads),
-                     sync_ev));
-
-  // Communication.
-  const CommOverlap& o = a.overlap;
-  if (o.comm_ns == 0) {
-    out.push_back(
-        Make("trace.comm_bound", subj, Severity::kOk, "no communication kernels: not applicable"));
-  } else {
-    bool comm = s.comm_exposed_pct >= th.comm_exposed_pct;
-    out.push_back(
-        Make("trace.comm_bound", subj, comm ? Severity::kWarn : Severity::kOk,
-             fmt::format("communication {} of the span, {} of it overlapped by compute; exposed {}",
-                         P(Share(o.comm_ns, a.temporal.span_ns)), P(o.overlap_pct),
-                         P(s.comm_exposed_pct)),
-             {{"comm_exposed_share", P(s.comm_exposed_pct),
-               fmt::format(">= {}", P(th.comm_exposed_pct))},
-              {"comm_time", Ms(o.comm_ns), ""},
-              {"comm_comp_overlap", P(o.overlap_pct), ""}}));
-  }
+  AppendCopySyncCommFindings(a, th, s, out);
   if (a.verdict.label == Bottleneck::kComputeBound) {
     out.push_back(Make(
         "trace.compute_bound", subj, Severity::kInfo,
@@ -457,6 +705,53 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
         {{"compute_pct", P(s.compute_pct), fmt::format(">= {}", P(th.compute_pct))}, idle_ev}));
   }
 }
+
+}  // namespace
+
+namespace {
+
+std::string RankList(const std::vector<int>& ranks) {
+  return ranks.empty() ? "no rank" : "rank(s) " + FormatCpuList(ranks);
+}
+
+// Several runs among the inputs: each described, and compared by mean step with the first.
+void AppendSeparateRuns(const CrossRank& x, std::vector<Finding>& out) {
+  std::vector<Evidence> ev;
+  std::vector<std::string> steps;
+  const TraceRun& first = x.runs.front();
+  for (size_t i = 0; i < x.runs.size(); ++i) {
+    const TraceRun& r = x.runs[i];
+    std::string step = r.mean_step_ns > 0 ? fmt::format("mean step {} over {} step(s)",
+                                                        Ms(r.mean_step_ns), r.steps)
+                                          : "no profiler steps";
+    std::vector<int> missing;
+    for (int k = 0; k < r.world_size; ++k) {
+      if (std::find(r.ranks.begin(), r.ranks.end(), k) == r.ranks.end()) missing.push_back(k);
+    }
+    ev.push_back(
+        {fmt::format("run{}", i + 1),
+         fmt::format("{} of world size {}{}, {}, {} file(s), {}", RankList(r.ranks), r.world_size,
+                     missing.empty() ? "" : " (missing " + FormatCpuList(missing) + ")", r.device,
+                     r.sources.size(), step),
+         ""});
+    if (i > 0 && r.mean_step_ns > 0 && first.mean_step_ns > 0) {
+      ev.push_back(
+          {fmt::format("run{}_vs_run1", i + 1),
+           fmt::format("mean step {:.2f}x run 1's", static_cast<double>(r.mean_step_ns) /
+                                                        static_cast<double>(first.mean_step_ns)),
+           ""});
+    }
+    steps.push_back(r.mean_step_ns > 0 ? Ms(r.mean_step_ns) : "-");
+  }
+  out.push_back(Make("trace.separate_runs", "all ranks", Severity::kWarn,
+                     fmt::format("the inputs are {} separate runs (world size, device, time or a "
+                                 "repeated rank differ): ranks are compared only within a run, "
+                                 "never across; mean step per run {}",
+                                 x.runs.size(), Join(steps, " / ")),
+                     std::move(ev)));
+}
+
+}  // namespace
 
 void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
                              std::vector<Finding>& out) {
@@ -485,6 +780,7 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
         "Give each run to its own `gpuvet trace` (a before/after pair is compared by reading the "
         "two reports); pass a directory only when it holds one run's per-rank files.";
   }
+  if (x.runs.size() > 1) AppendSeparateRuns(x, out);
   if (x.lateness.empty()) return;
   std::vector<Evidence> ev = {{"collective", x.collective, ""},
                               {"steps_compared", std::to_string(x.steps_compared),
@@ -497,6 +793,18 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
                                                       static_cast<double>(x.mean_step_ns))))});
   }
   ev.push_back({"mean_step", Ms(x.mean_step_ns), ""});
+  if (x.clocks_disagree) {
+    out.push_back(Make("trace.straggler", "all ranks", Severity::kInfo,
+                       fmt::format("no straggler named: a rank's mean delay behind the earliest "
+                                   "exceeds a whole mean step ({}), so the ranks' clocks do not "
+                                   "line up",
+                                   Ms(x.mean_step_ns)),
+                       ev));
+    out.back().decision =
+        "Trace all ranks of one job with a common time base (the same profiler session, hosts "
+        "synchronised by NTP/PTP) before comparing them.";
+    return;
+  }
   if (x.stragglers.empty()) {
     out.push_back(Make("trace.straggler", "all ranks", Severity::kOk,
                        fmt::format("no rank starts the collective last consistently, or late by "
@@ -537,11 +845,17 @@ TraceVerdict OverallVerdict(const std::vector<RankAnalysis>& ranks) {
     v.second += a.verdict.share_pct;
   }
   if (gpu_ranks == 0) {
+    for (const RankAnalysis& a : ranks) {
+      if (a.verdict.label == Bottleneck::kUnsupportedDevice) return a.verdict;
+    }
     return {Bottleneck::kNoGpuActivity, 0, "high", "no rank holds GPU operations"};
   }
   // A bottleneck outranks compute_bound, which outranks insufficient_data.
   auto rank_of = [](Bottleneck label) {
-    if (label == Bottleneck::kInsufficientData || label == Bottleneck::kCountersOnly) return 0;
+    if (label == Bottleneck::kInsufficientData || label == Bottleneck::kCountersOnly ||
+        label == Bottleneck::kStartup || label == Bottleneck::kUnsupportedDevice) {
+      return 0;
+    }
     return label == Bottleneck::kComputeBound ? 1 : 2;
   };
   auto best = votes.begin();

@@ -103,6 +103,33 @@ TEST(VerdictTest, CpuOnlyRankAndTruncatedRank) {
   EXPECT_EQ(r.verdict.label, Bottleneck::kComputeBound);  // the only GPU rank decides
 }
 
+TEST(VerdictTest, AcceleratorWithoutDeviceTimelineIsUnsupportedNotCpuOnly) {
+  RankTrace hpu = WithRank(TraceBuilder().Build(), 0);
+  hpu.device_type = "hpu";
+  hpu.unanalysed.push_back({"hpu_op", "hpu", 12000});
+  TraceReport r = AnalyzeTraces({hpu}, TraceOptions{});
+  EXPECT_EQ(r.verdict.label, Bottleneck::kUnsupportedDevice) << r.verdict.reason;
+  const Finding* f = Find(r, "trace.unsupported_device", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarn);
+  EXPECT_NE(f->summary.find("12000 HPU event(s) (12000 hpu_op)"), std::string::npos) << f->summary;
+  EXPECT_EQ(f->summary.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
+  for (const Finding& g : r.findings) {
+    EXPECT_EQ(g.summary.find("CPU-only rank:"), std::string::npos) << g.summary;
+  }
+}
+
+TEST(VerdictTest, AnalysedAcceleratorWithSamplesKeepsItsVerdict) {
+  RankTrace mtia = WithRank(ComputeBound(), 0);
+  mtia.device_type = "mtia";
+  mtia.unanalysed.push_back({"mtia_insight", "mtia", 40});
+  TraceReport r = AnalyzeTraces({mtia}, TraceOptions{});
+  EXPECT_EQ(r.verdict.label, Bottleneck::kComputeBound);
+  const Finding* f = Find(r, "trace.unsupported_device", "rank 0");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kInfo);
+}
+
 TEST(VerdictTest, SubjectIsFileNameWhenRankUnknown) {
   RankTrace t = ComputeBound();
   t.source = "/some/dir/worker0.pt.trace.json.gz";
@@ -190,6 +217,139 @@ TEST(VerdictTest, HostPauseAcrossAllStreamsIsHostBound) {
   TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
   EXPECT_EQ(r.ranks[0].verdict.label, Bottleneck::kHostCpuBound) << r.ranks[0].verdict.reason;
   EXPECT_GT(r.ranks[0].gpu_idle.host_wait_ratio, 0.9);
+}
+
+// 200 back-to-back 100 µs GEMMs on stream 7 (20 ms), with `copy` ops of `dur_us` every 200 µs
+// on stream 8 starting at `offset_us` into each pair of kernels.
+RankTrace GemmsWithCopies(CopyKind copy, double dur_us, double offset_us, double gap_us = 0) {
+  TraceBuilder b;
+  double t = 0;
+  for (int i = 0; i < 200; ++i) {
+    b.Launched("ampere_sgemm", i, 5, 1000 + t, 100);
+    t += 100 + (i % 2 ? gap_us : 0);
+    if (i % 2 == 1) {
+      b.Copy(copy, 8 << 20, 1000 + t - 200 - gap_us + offset_us, dur_us, MemKind::kPinned,
+             RuntimeKind::kMemcpyAsync, i, 5, 8);
+    }
+  }
+  return b.Build();
+}
+
+// A prefetching input pipeline: HtoD copies take half the span but run on a side stream while
+// compute runs. Before, the union of all copies (50 %) against 10 % made it transfer_bound.
+TEST(VerdictTest, CopiesHiddenBehindComputeAreNotTransferBound) {
+  TraceReport r = AnalyzeTraces({GemmsWithCopies(CopyKind::kHtoD, 100, 50)}, TraceOptions{});
+  const RankAnalysis& a = r.ranks[0];
+  EXPECT_NEAR(100.0 * a.copies.host_copy_in_span_ns / a.temporal.span_ns, 50, 1);
+  EXPECT_EQ(a.copies.host_copy_exposed_in_span_ns, 0);
+  EXPECT_EQ(a.verdict.label, Bottleneck::kComputeBound) << a.verdict.reason;
+  const Finding* f = Find(r, "trace.transfer_bound", "trace");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kOk);
+  EXPECT_NE(f->summary.find("100.0 % of that hidden behind compute"), std::string::npos)
+      << f->summary;
+}
+
+// The same copies between the kernels (the GPU waits for each): exposed, transfer_bound.
+TEST(VerdictTest, ExposedHostCopiesAreTransferBound) {
+  TraceReport r = AnalyzeTraces({GemmsWithCopies(CopyKind::kHtoD, 60, 200, 60)}, TraceOptions{});
+  const RankAnalysis& a = r.ranks[0];
+  EXPECT_EQ(a.verdict.label, Bottleneck::kTransferBound) << a.verdict.reason;
+  EXPECT_NEAR(a.verdict.share_pct, 100.0 * 100 * 60 / (20000 + 100 * 60), 0.5);
+  EXPECT_EQ(Find(r, "trace.transfer_bound", "trace")->severity, Severity::kWarn);
+}
+
+// Device-to-device copies between kernels are device-memory traffic, not the host link.
+TEST(VerdictTest, DeviceToDeviceCopiesAreNotTransfers) {
+  TraceReport r = AnalyzeTraces({GemmsWithCopies(CopyKind::kDtoD, 60, 200, 60)}, TraceOptions{});
+  const RankAnalysis& a = r.ranks[0];
+  EXPECT_GT(a.copies.copy_busy_in_span_ns, a.temporal.span_ns / 5);
+  EXPECT_EQ(a.copies.host_copy_in_span_ns, 0);
+  EXPECT_NE(a.verdict.label, Bottleneck::kTransferBound) << a.verdict.reason;
+  const Finding* f = Find(r, "trace.transfer_bound", "trace");
+  EXPECT_EQ(f->severity, Severity::kOk);
+  EXPECT_NE(f->summary.find("device-to-device"), std::string::npos) << f->summary;
+}
+
+// DeepSeek-V3-like: DeepEP dispatch/combine kernels fill 88 % of the span on a communication
+// stream, 96 % of them under compute (DualPipe). Communication, but hidden: not comm_bound.
+RankTrace DeepEp(double comm_hidden_share) {
+  TraceBuilder b;
+  const double span = 10'000;  // µs
+  for (int i = 0; i < 100; ++i) b.Launched("sm90_xmma_gemm_bf16", i, 5, i * 100, 100);
+  // Comm from 0 to 8800 µs; the part past compute_end sticks out after compute ends.
+  const double comm = 0.88 * span, hidden = comm * comm_hidden_share;
+  for (int i = 0; i < 88; ++i) {
+    const char* name = i % 2 ? "void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(int4*)"
+                             : "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)";
+    double start = i * 100 + (i * 100 >= hidden ? span : 0);
+    b.Launched(name, i + 0.5, 5, start, 100, 8);
+  }
+  return b.Build();
+}
+
+TEST(VerdictTest, DeepEpHiddenBehindComputeIsNotCommBound) {
+  TraceReport r = AnalyzeTraces({DeepEp(1.0)}, TraceOptions{});
+  const RankAnalysis& a = r.ranks[0];
+  EXPECT_NEAR(100.0 * a.overlap.comm_ns / a.temporal.span_ns, 88, 0.5);
+  EXPECT_NEAR(a.overlap.overlap_pct, 100, 0.01);
+  ASSERT_EQ(a.overlap.kinds.size(), 1u);
+  EXPECT_EQ(a.overlap.kinds[0].kind, "deepep");
+  EXPECT_EQ(a.verdict.label, Bottleneck::kComputeBound) << a.verdict.reason;
+  EXPECT_EQ(Find(r, "trace.comm_bound", "trace")->severity, Severity::kOk);
+  // HTA's kernel-type table, with DeepEP as communication.
+  ASSERT_GT(a.kernels.types.size(), 1u);
+  EXPECT_EQ(a.kernels.types[0].type, "computation overlapping communication");
+}
+
+TEST(VerdictTest, DeepEpExposedIsCommBound) {
+  TraceReport r = AnalyzeTraces({DeepEp(0.4)}, TraceOptions{});
+  const RankAnalysis& a = r.ranks[0];
+  EXPECT_EQ(a.verdict.label, Bottleneck::kCommBound) << a.verdict.reason;
+  EXPECT_EQ(Find(r, "trace.comm_bound", "trace")->severity, Severity::kWarn);
+}
+
+// The host waits in cudaDeviceSynchronize while the GPU runs what it queued: no stall.
+TEST(VerdictTest, SyncWhileTheGpuIsBusyIsNoStall) {
+  TraceBuilder b;
+  for (int i = 0; i < 200; ++i) b.Launched("ampere_sgemm", i, 5, 1000 + i * 100, 100);
+  b.Call("cudaDeviceSynchronize", RuntimeKind::kDeviceSync, 300, 20'700);
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  const Finding* f = Find(r, "trace.sync_stalls", "trace");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kOk) << f->summary;
+  EXPECT_LT(r.ranks[0].copies.sync_idle_in_span_ns, r.ranks[0].temporal.span_ns / 1000);
+}
+
+// Syncs during the gaps between kernels: the GPU sits idle while the host waits.
+TEST(VerdictTest, SyncWhileTheGpuIdlesIsAStall) {
+  TraceBuilder b;
+  for (int i = 0; i < 200; ++i) {
+    b.Launched("ampere_sgemm", i * 150, 5, i * 150 + 10, 100);
+    b.Call("cudaStreamSynchronize", RuntimeKind::kStreamSync, i * 150 + 20, 135);
+  }
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  const Finding* f = Find(r, "trace.sync_stalls", "trace");
+  EXPECT_EQ(f->severity, Severity::kWarn) << f->summary;
+}
+
+// A small pageable cudaMemcpyAsync that holds the host 145 ms at a time: judged by the blocked
+// share, not by its few bytes (it used to be only info).
+TEST(VerdictTest, LongBlockingPageableCopyWarns) {
+  TraceBuilder b;
+  double t = 0;
+  for (int step = 0; step < 4; ++step) {
+    for (int i = 0; i < 50; ++i) b.Launched("ampere_sgemm", t + i, 5, t + 1000 + i * 2900, 2900);
+    t += 1000 + 50 * 2900;
+    b.Copy(CopyKind::kDtoH, 4096, t, 2, MemKind::kPageable, RuntimeKind::kMemcpyAsync, t - 145'000,
+           145'003);
+  }
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  const Finding* f = Find(r, "trace.pageable_copies", "trace");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kWarn) << f->summary;
+  EXPECT_NE(f->summary.find("longest 145.0 ms"), std::string::npos) << f->summary;
+  EXPECT_EQ(r.ranks[0].copies.pageable_bytes, 4u * 4096);
 }
 
 TEST(VerdictTest, NothingAtAll) {

@@ -38,6 +38,7 @@ void KinetoEvent::Reset() {
   bytes = 0;
   size = 0;
   rocm_dispatch = false;
+  collective = false;
   metric_count = 0;
 }
 
@@ -77,6 +78,17 @@ void KinetoTraceBuilder::AddNonObject(uint64_t offset) {
   if (non_objects_++ == 0) first_non_object_ = offset;
 }
 
+void KinetoTraceBuilder::CountAccelerator(std::vector<UnanalysedEvents>& list,
+                                          const std::string& category, std::string_view device) {
+  for (UnanalysedEvents& u : list) {
+    if (u.category == category) {
+      ++u.events;
+      return;
+    }
+  }
+  list.push_back({category, std::string(device), 1});
+}
+
 void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
   if (ev.ph != 'X' || !ev.has_cat) return;
   KinetoCategory cat = ev.cat;
@@ -94,10 +106,30 @@ void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
     trace_->counter_ranges.push_back(range);
     return;
   }
+  // Only these classes can be an accelerator's (CUDA's cat strings fail at the first letter).
+  std::string_view accelerator;
+  if (cat == KinetoCategory::kKernel || cat == KinetoCategory::kRuntime ||
+      cat == KinetoCategory::kAcceleratorOther) {
+    accelerator = AcceleratorOfCategory(ev.cat_text);
+  }
+  if (!accelerator.empty()) {
+    if (accelerator_.empty()) accelerator_ = std::string(accelerator);
+    if (cat == KinetoCategory::kAcceleratorOther) {
+      CountAccelerator(trace_->unanalysed, ev.cat_text, accelerator);
+      return;
+    }
+    if (cat == KinetoCategory::kRuntime) {
+      CountAccelerator(accelerator_runtime_, ev.cat_text, accelerator);
+    }
+  }
+  std::optional<HostPhaseKind> phase;
+  if (cat == KinetoCategory::kHostOp || cat == KinetoCategory::kUserAnnotation) {
+    phase = ClassifyHostPhase(ev.name);
+  }
   bool wanted = IsGpuOp(cat) || cat == KinetoCategory::kRuntime ||
                 cat == KinetoCategory::kUserAnnotation ||
                 (cat == KinetoCategory::kGpuUserAnnotation && !step) ||
-                (cat == KinetoCategory::kHostOp && step);
+                (cat == KinetoCategory::kHostOp && (step || phase));
   if (cat == KinetoCategory::kUnknown) {
     ++unknown_events_;
     if (unknown_categories_.size() < kMaxNamedCategories) unknown_categories_.insert(ev.cat_text);
@@ -117,6 +149,7 @@ void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
     op.stream = ClampInt32(ev.stream);
     if (cat == KinetoCategory::kKernel) {
       op.kind = GpuOpKind::kKernel;
+      op.collective = ev.collective;
     } else {
       op.kind = cat == KinetoCategory::kMemcpy ? GpuOpKind::kMemcpy : GpuOpKind::kMemset;
       op.bytes = ev.bytes > 0 ? static_cast<uint64_t>(ev.bytes) : 0;
@@ -142,7 +175,12 @@ void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
       call_bytes_[ev.correlation] = static_cast<uint64_t>(ev.size);
     }
     trace_->runtime.push_back(call);
+  } else if (cat == KinetoCategory::kHostOp && phase) {
+    trace_->host_phases.push_back({*ev.ts_ns, *ev.dur_ns, ev.tid, *phase});
   } else {
+    // A user annotation may mark a phase too (record_function("Optimizer.step#...")); it stays
+    // an annotation as well.
+    if (phase) trace_->host_phases.push_back({*ev.ts_ns, *ev.dur_ns, ev.tid, *phase});
     TraceRange range;
     range.start_ns = *ev.ts_ns;
     range.dur_ns = *ev.dur_ns;
@@ -172,14 +210,22 @@ void KinetoTraceBuilder::Finish() {
   }
   if (saw_rocm_) {
     trace_->device_type = "rocm";
+  } else if (!accelerator_.empty()) {
+    trace_->device_type = accelerator_;
   } else if (!trace_->gpu_ops.empty()) {
     trace_->device_type = "cuda";
+  }
+  // Host-side accelerator events with no device activity at all (an HPU trace: hpu_op only):
+  // the device's work is not in the trace, which is not a CPU-only rank either.
+  if (trace_->gpu_ops.empty()) {
+    for (UnanalysedEvents& u : accelerator_runtime_) trace_->unanalysed.push_back(std::move(u));
   }
   auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
   std::stable_sort(trace_->gpu_ops.begin(), trace_->gpu_ops.end(), by_start);
   std::stable_sort(trace_->runtime.begin(), trace_->runtime.end(), by_start);
   std::stable_sort(trace_->steps.begin(), trace_->steps.end(), by_start);
   std::stable_sort(trace_->annotations.begin(), trace_->annotations.end(), by_start);
+  std::stable_sort(trace_->host_phases.begin(), trace_->host_phases.end(), by_start);
   if (bad_times_ > 0) {
     AddWarning("skipped " + std::to_string(bad_times_) +
                " events with a missing or malformed ts/dur (first at byte " +

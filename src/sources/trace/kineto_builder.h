@@ -33,6 +33,8 @@ struct KinetoEvent {
   int64_t bytes = 0;
   int64_t size = 0;  // args.size of a runtime call: ROCm puts a copy's bytes on hipMemcpy*
   bool rocm_dispatch = false;  // args.kind == "Dispatch Kernel" (roctracer kernels)
+  // args names a collective ("Collective name", "Process Group Name", "Process Group Ranks").
+  bool collective = false;
   // Numeric args of a cuda_profiler_range event: metric name and value.
   std::vector<std::pair<std::string, double>> metrics;
   size_t metric_count = 0;  // used entries of `metrics` (kept allocated across events)
@@ -78,6 +80,13 @@ class KinetoTraceBuilder {
   uint64_t non_objects_ = 0;
   uint64_t first_non_object_ = 0;
   uint64_t unknown_events_ = 0;
+  // Counts one event of an accelerator category into `list` (first-seen order).
+  static void CountAccelerator(std::vector<UnanalysedEvents>& list, const std::string& category,
+                               std::string_view device);
+
+  std::string accelerator_;  // device of the first accelerator category seen ("mtia", …)
+  // Runtime events of accelerator categories: reported as unanalysed when no device op came.
+  std::vector<UnanalysedEvents> accelerator_runtime_;
   std::unordered_map<int64_t, uint64_t> call_bytes_;  // correlation -> args.size of the call
   std::unordered_set<std::string> unknown_categories_;
 };

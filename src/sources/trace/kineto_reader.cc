@@ -238,13 +238,15 @@ class KinetoParser {
   }
 
   // True once what was read shows the model has no use for the event: not a complete event, an
-  // ignored category, or a host op that is not a profiler step. Its other fields are then skipped
+  // ignored category, or a host op that is neither a profiler step nor a DataLoader/optimizer
+  // phase. Its other fields are then skipped
   // unparsed (Kineto writes ph, cat and name first).
   bool Useless() const {
     if (ev_.ph != 0 && ev_.ph != 'X') return true;
     if (!ev_.has_cat) return false;
     if (ev_.cat == KinetoCategory::kIgnored) return true;
-    return ev_.cat == KinetoCategory::kHostOp && ev_.has_name && !IsProfilerStepName(ev_.name);
+    return ev_.cat == KinetoCategory::kHostOp && ev_.has_name && !IsProfilerStepName(ev_.name) &&
+           !ClassifyHostPhase(ev_.name);
   }
 
   // args is read only when the event may be a GPU op or runtime call; cpu_op args (shapes,
@@ -284,6 +286,10 @@ class KinetoParser {
         ev_.bytes = ReadInt().value_or(0);
       } else if (Is(key_, "size") && ev_.has_cat && ev_.cat == KinetoCategory::kRuntime) {
         ev_.size = ReadInt().value_or(0);
+      } else if (Is(key_, "Collective name") || Is(key_, "Process Group Name") ||
+                 Is(key_, "Process Group Ranks")) {
+        ev_.collective = true;  // NCCL metadata Kineto puts on collective kernels
+        js_.SkipValue();
       } else if (Is(key_, "kind") && js_.Peek() == '"') {
         if (js_.ReadString(&num_)) ev_.rocm_dispatch = num_ == "Dispatch Kernel";
       } else if (ev_.has_cat && ev_.cat == KinetoCategory::kProfilerRange) {

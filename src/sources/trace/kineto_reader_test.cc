@@ -273,6 +273,27 @@ TEST(KinetoReaderTest, GraphLaunchedKernelsAreKeptAndMarked) {
   EXPECT_EQ(t.runtime[0].kind, RuntimeKind::kGraphLaunch);
 }
 
+// Kineto puts NCCL's metadata on collective kernels ("Collective name", "Process Group Name",
+// "Process Group Ranks"): the kernel is marked a collective whatever its name; the keys on a
+// runtime call or a copy mark nothing.
+TEST(KinetoReaderTest, CollectiveArgsMarkKernels) {
+  RankTrace t = MustParse(R"js({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "fused_a2a", "ts": 1, "dur": 1, "args": {"stream": 7, "Collective name": "all_to_all"}},
+    {"ph": "X", "cat": "kernel", "name": "k2", "ts": 2, "dur": 1, "args": {"Process Group Name": "1", "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k3", "ts": 3, "dur": 1, "args": {"Process Group Ranks": [0, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "plain", "ts": 4, "dur": 1, "args": {"stream": 7, "grid": [1, 1, 1]}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "ts": 5, "dur": 1, "args": {"Collective name": "x"}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 0, "dur": 1, "args": {"Collective name": "x"}}]})js");
+  ASSERT_EQ(t.gpu_ops.size(), 5u);
+  EXPECT_TRUE(t.gpu_ops[0].collective);
+  EXPECT_TRUE(t.gpu_ops[1].collective);
+  EXPECT_EQ(t.gpu_ops[1].stream, 7);  // keys after the hint are still read
+  EXPECT_TRUE(t.gpu_ops[2].collective);
+  EXPECT_FALSE(t.gpu_ops[3].collective);
+  EXPECT_FALSE(t.gpu_ops[4].collective);
+  ASSERT_EQ(t.runtime.size(), 1u);
+}
+
 TEST(KinetoReaderTest, ProfilerRangesKeepTheirCountersAndDeviceName) {
   // CUPTI range-profiler mode: counters as numeric args (a string holding a number counts too;
   // other values are dropped); deviceProperties gives the GPU's name.
@@ -341,6 +362,100 @@ TEST(KinetoReaderTest, RocmCopyBytesComeFromTheirCall) {
   ASSERT_EQ(t.gpu_ops.size(), 2u);
   EXPECT_EQ(t.gpu_ops[0].bytes, 2560u);
   EXPECT_EQ(t.gpu_ops[1].bytes, 64u);  // the copy's own bytes win
+}
+
+// MTIA: on-device ops in mtia_ccp_events, host calls in mtia_runtime, insight samples counted;
+// DataLoader and optimizer host ops kept as phases, other cpu_ops dropped.
+const char kMtia[] = R"js({
+  "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "pid": 1, "tid": 11, "ts": 10, "dur": 5},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 11, "ts": 16, "dur": 2},
+    {"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#AdamW.step", "pid": 1, "tid": 11, "ts": 30, "dur": 8},
+    {"ph": "X", "cat": "cpu_op", "name": "Optimizer.zero_grad#AdamW.zero_grad", "pid": 1, "tid": 11, "ts": 40, "dur": 1},
+    {"ph": "X", "cat": "mtia_runtime", "name": "runFunction", "pid": 1, "tid": 11, "ts": 17, "dur": 3, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "mtia_ccp_events", "name": "mtia::fused_gemm", "pid": 0, "tid": 3, "ts": 21, "dur": 6, "args": {"device": 0, "stream": 3, "correlation": 9}},
+    {"ph": "X", "cat": "mtia_insight", "name": "sample", "pid": 0, "tid": 9, "ts": 22, "dur": 1},
+    {"ph": "X", "cat": "mtia_insight", "name": "sample", "pid": 0, "tid": 9, "ts": 23, "dur": 1}
+  ]
+})js";
+
+TEST(KinetoReaderTest, MtiaEventsAreDeviceActivity) {
+  RankTrace t = MustParse(kMtia);
+  EXPECT_EQ(t.device_type, "mtia");
+  ASSERT_EQ(t.gpu_ops.size(), 1u);
+  EXPECT_EQ(t.Name(t.gpu_ops[0].name), "mtia::fused_gemm");
+  EXPECT_EQ(t.gpu_ops[0].correlation, 9);
+  ASSERT_EQ(t.runtime.size(), 1u);
+  EXPECT_EQ(t.runtime[0].correlation, 9);
+  ASSERT_EQ(t.unanalysed.size(), 1u);
+  EXPECT_EQ(t.unanalysed[0].category, "mtia_insight");
+  EXPECT_EQ(t.unanalysed[0].events, 2u);
+  ASSERT_EQ(t.host_phases.size(), 3u);
+  EXPECT_EQ(t.host_phases[0].kind, HostPhaseKind::kDataLoader);
+  EXPECT_EQ(t.host_phases[0].dur_ns, 5000);
+  EXPECT_EQ(t.host_phases[1].kind, HostPhaseKind::kOptimizerStep);
+  EXPECT_EQ(t.host_phases[2].kind, HostPhaseKind::kZeroGrad);
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+}
+
+TEST(KinetoReaderTest, HostOnlyAcceleratorEventsAreUnanalysed) {
+  RankTrace t = MustParse(R"({"traceEvents": [
+    {"ph": "X", "cat": "hpu_op", "name": "launch", "pid": 1, "tid": 1, "ts": 1, "dur": 2},
+    {"ph": "X", "cat": "hpu_op", "name": "launch", "pid": 1, "tid": 1, "ts": 4, "dur": 2}]})");
+  EXPECT_EQ(t.device_type, "hpu");
+  EXPECT_TRUE(t.gpu_ops.empty());
+  ASSERT_EQ(t.unanalysed.size(), 1u);
+  EXPECT_EQ(t.unanalysed[0].category, "hpu_op");
+  EXPECT_EQ(t.unanalysed[0].device, "hpu");
+  EXPECT_EQ(t.unanalysed[0].events, 2u);
+}
+
+TEST(KinetoReaderTest, XpuKernelsWithXpuRuntime) {
+  RankTrace t = MustParse(R"({"traceEvents": [
+    {"ph": "X", "cat": "xpu_runtime", "name": "zeCommandListAppendLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 2, "ts": 4, "dur": 2, "args": {"correlation": 3, "device": 0, "stream": 2}}]})");
+  EXPECT_EQ(t.device_type, "xpu");
+  EXPECT_EQ(t.gpu_ops.size(), 1u);
+  EXPECT_TRUE(t.unanalysed.empty());
+}
+
+TEST(KinetoReaderTest, MtiaTruncationAtEveryByteNeverCrashes) {
+  const std::string doc = kMtia;
+  for (size_t cut = 0; cut < doc.size(); ++cut) {
+    Result<RankTrace> r = ParseKinetoTrace(std::string_view(doc).substr(0, cut), "t.json");
+    if (r.ok()) {
+      EXPECT_TRUE(r->truncated) << cut;
+      EXPECT_LE(r->host_phases.size(), 3u);
+    } else {
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput) << cut;
+    }
+  }
+}
+
+TEST(KinetoReaderTest, MtiaMutationsNeverCrash) {
+  const std::string doc = kMtia;
+  const std::string alphabet = "{}[]\",:0123456789.eE-+tfnu\\ \x01\xff_#";
+  uint32_t state = 777;  // fixed seed
+  auto next = [&state]() {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  for (int i = 0; i < 2000; ++i) {
+    std::string m = doc;
+    for (int e = 0, edits = 1 + next() % 4; e < edits; ++e) {
+      size_t at = next() % m.size();
+      if (next() % 2) {
+        m[at] = alphabet[next() % alphabet.size()];
+      } else {
+        m.erase(at, 1 + next() % 8);
+      }
+      if (m.empty()) m = "x";
+    }
+    Result<RankTrace> r = ParseKinetoTrace(m, "t.json");
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+    }
+  }
 }
 
 TEST(KinetoReaderTest, BadTimesAreSkippedWithOneWarning) {

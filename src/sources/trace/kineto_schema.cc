@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <string>
+#include <utility>
 
 #include "util/strings.h"
 
@@ -43,14 +44,22 @@ constexpr std::array kCategories = {
     CategoryName{"cpu_instant_event", KinetoCategory::kIgnored},
     CategoryName{"overhead", KinetoCategory::kIgnored},
     CategoryName{"external_correlation", KinetoCategory::kIgnored},
-    CategoryName{"mtia_runtime", KinetoCategory::kIgnored},
-    CategoryName{"mtia_ccp_events", KinetoCategory::kIgnored},
-    CategoryName{"glow_runtime", KinetoCategory::kIgnored},
-    CategoryName{"hpu_op", KinetoCategory::kIgnored},
-    CategoryName{"xpu_runtime", KinetoCategory::kIgnored},
-    CategoryName{"xpu_driver", KinetoCategory::kIgnored},
-    CategoryName{"privateuse1_runtime", KinetoCategory::kIgnored},
-    CategoryName{"privateuse1_driver", KinetoCategory::kIgnored},
+    // Accelerators other than CUDA/HIP. Kineto aliases these to its accelerator-agnostic types
+    // (libkineto ActivityType.h: MTIA_CCP_EVENTS = CONCURRENT_KERNEL, MTIA_RUNTIME, HPU_OP,
+    // XPU_RUNTIME, PRIVATEUSE1_RUNTIME = RUNTIME, PRIVATEUSE1_DRIVER = DRIVER); XPU and
+    // PrivateUse1 device work is written as `kernel` / `gpu_memcpy` / `gpu_memset`.
+    CategoryName{"mtia_ccp_events", KinetoCategory::kKernel},
+    CategoryName{"mtia_runtime", KinetoCategory::kRuntime},
+    CategoryName{"glow_runtime", KinetoCategory::kRuntime},
+    CategoryName{"hpu_op", KinetoCategory::kRuntime},
+    CategoryName{"xpu_runtime", KinetoCategory::kRuntime},
+    CategoryName{"xpu_driver", KinetoCategory::kRuntime},
+    CategoryName{"privateuse1_runtime", KinetoCategory::kRuntime},
+    CategoryName{"privateuse1_driver", KinetoCategory::kRuntime},
+    // MTIA samples that are not a timeline of device work.
+    CategoryName{"mtia_insight", KinetoCategory::kAcceleratorOther},
+    CategoryName{"mtia_counters", KinetoCategory::kAcceleratorOther},
+    CategoryName{"mtia_workloadd", KinetoCategory::kAcceleratorOther},
     CategoryName{"collective_comm", KinetoCategory::kIgnored},
     CategoryName{"gpu_pm_counter", KinetoCategory::kIgnored},
 };
@@ -96,6 +105,47 @@ KinetoCategory ClassifyCategory(std::string_view cat) {
     if (EqualsLower(cat, c.name)) return c.category;
   }
   return KinetoCategory::kUnknown;
+}
+
+std::string_view AcceleratorOfCategory(std::string_view cat) {
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kPrefixes = {{
+      {"mtia_", "mtia"},
+      {"glow_", "mtia"},  // Glow is the runtime of MTIA's first generation
+      {"hpu_", "hpu"},
+      {"xpu_", "xpu"},
+      {"privateuse1_", "privateuse1"},
+  }};
+  for (const auto& [prefix, device] : kPrefixes) {
+    if (cat.size() >= prefix.size() && EqualsLower(cat.substr(0, prefix.size()), prefix)) {
+      return device;
+    }
+  }
+  return "";
+}
+
+std::optional<HostPhaseKind> ClassifyHostPhase(std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  switch (name[0]) {  // most host ops are aten::..., rejected by the first character
+    case 'e':
+      if (StartsWith(name, "enumerate(DataLoader)")) return HostPhaseKind::kDataLoader;
+      break;
+    case '_':
+      if (StartsWith(name, "_MultiProcessingDataLoaderIter.__next__") ||
+          StartsWith(name, "_SingleProcessDataLoaderIter.__next__")) {
+        return HostPhaseKind::kDataLoader;
+      }
+      break;
+    case 'D':
+      if (StartsWith(name, "DataLoader.__next__")) return HostPhaseKind::kDataLoader;
+      break;
+    case 'O':
+      if (StartsWith(name, "Optimizer.step#")) return HostPhaseKind::kOptimizerStep;
+      if (StartsWith(name, "Optimizer.zero_grad#")) return HostPhaseKind::kZeroGrad;
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
 }
 
 bool IsHipApiName(std::string_view name) { return StartsWith(name, "hip"); }

@@ -133,5 +133,33 @@ TEST(KinetoSchemaTest, MicrosToNanosExact) {
   }
 }
 
+TEST(KinetoSchemaTest, AcceleratorCategories) {
+  EXPECT_EQ(ClassifyCategory("mtia_ccp_events"), KinetoCategory::kKernel);
+  EXPECT_EQ(ClassifyCategory("mtia_runtime"), KinetoCategory::kRuntime);
+  EXPECT_EQ(ClassifyCategory("hpu_op"), KinetoCategory::kRuntime);
+  EXPECT_EQ(ClassifyCategory("xpu_runtime"), KinetoCategory::kRuntime);
+  EXPECT_EQ(ClassifyCategory("privateuse1_driver"), KinetoCategory::kRuntime);
+  EXPECT_EQ(ClassifyCategory("mtia_insight"), KinetoCategory::kAcceleratorOther);
+  EXPECT_EQ(AcceleratorOfCategory("MTIA_CCP_EVENTS"), "mtia");
+  EXPECT_EQ(AcceleratorOfCategory("hpu_op"), "hpu");
+  EXPECT_EQ(AcceleratorOfCategory("privateuse1_runtime"), "privateuse1");
+  EXPECT_EQ(AcceleratorOfCategory("kernel"), "");
+  EXPECT_EQ(AcceleratorOfCategory(""), "");
+}
+
+TEST(KinetoSchemaTest, HostPhases) {
+  EXPECT_EQ(ClassifyHostPhase("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"),
+            HostPhaseKind::kDataLoader);
+  EXPECT_EQ(ClassifyHostPhase("_MultiProcessingDataLoaderIter.__next__"),
+            HostPhaseKind::kDataLoader);
+  EXPECT_EQ(ClassifyHostPhase("DataLoader.__next__"), HostPhaseKind::kDataLoader);
+  EXPECT_EQ(ClassifyHostPhase("Optimizer.step#SGD.step"), HostPhaseKind::kOptimizerStep);
+  EXPECT_EQ(ClassifyHostPhase("Optimizer.zero_grad#SGD.zero_grad"), HostPhaseKind::kZeroGrad);
+  EXPECT_FALSE(ClassifyHostPhase("aten::add"));
+  EXPECT_FALSE(ClassifyHostPhase("enumerate"));
+  EXPECT_FALSE(ClassifyHostPhase("Optimizer"));
+  EXPECT_FALSE(ClassifyHostPhase(""));
+}
+
 }  // namespace
 }  // namespace gpuvet
