@@ -373,7 +373,7 @@ constexpr CatalogueEntry kCatalogue[] = {
      "link can go no faster in that host."},
     {"pcie.link_width_reduced", "pcie", "PCIe link width",
      "The link trained with fewer lanes than both ends support (e.g. x8 in a x16 slot): the "
-     "expected width is the smaller of the GPU's maximum and its slot's (the upstream port's "
+     "link should reach the smaller of the GPU's maximum and its slot's (the upstream port's "
      "maximum in sysfs). Width, unlike speed, does not drop for power saving: host-device "
      "bandwidth is cut for good. A GPU at its slot's maximum in a slot wired with fewer lanes "
      "(x8/x8 boards, x8-wired slots) is info, a design cost rather than a fault; where the slot's "
