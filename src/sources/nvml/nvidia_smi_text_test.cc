@@ -643,7 +643,9 @@ TEST(NvidiaSmiTextTest, MutatedReportsNeverCrash) {
   // Deterministic mutations (a fixed linear congruential sequence, Numerical Recipes constants):
   // every result is an inventory or an InvalidInput error naming the file.
   const std::string doc = k535;
-  const std::string alphabet = std::string(" :\n\t\r.-x0123456789ABCabcNA/[]\xff\xc3", 36);
+  // Every byte of the literal, its terminating NUL included (a NUL is an input error).
+  static constexpr char kAlphabet[] = " :\n\t\r.-x0123456789ABCabcNA/[]\xff\xc3";
+  const std::string alphabet(kAlphabet, sizeof(kAlphabet));
   uint32_t state = 4242;
   auto next = [&state]() {
     state = state * 1664525u + 1013904223u;
