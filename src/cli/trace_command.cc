@@ -10,8 +10,11 @@
 #include <cstdlib>
 
 #include "analysis/trace/analyze.h"
+#include "analysis/trace/trace_compare.h"
 #include "cli/common/cli_util.h"
 #include "core/report.h"
+#include "output/trace_compare_json.h"
+#include "output/trace_compare_text.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
 #include "sources/trace/trace_input.h"
@@ -22,11 +25,34 @@ namespace {
 
 struct TraceFlags {
   std::string path;
+  std::string compare;  // run B of `--compare` ("" when not comparing)
   std::string format = "text";
   std::string color = "auto";
 };
 
+// `gpuvet trace A --compare B`: both inputs must be readable; the comparison is the output.
+int RunCompare(const TraceFlags& flags) {
+  Result<TraceInput> a = ReadTraceInput(flags.path);
+  Result<TraceInput> b = a.ok() ? ReadTraceInput(flags.compare) : Result<TraceInput>(a.status());
+  for (const Result<TraceInput>* in : {&a, &b}) {
+    if (in->ok()) continue;
+    std::fprintf(stderr, "gpuvet trace --compare: %s\n", in->status().message().c_str());
+    return kExitUsage;
+  }
+  std::vector<std::string> problems_a = a->problems, problems_b = b->problems;
+  TraceComparison c =
+      CompareTraces(std::move(a.value().ranks), std::move(b.value().ranks), TraceOptions{});
+  c.a.problems = std::move(problems_a);
+  c.b.problems = std::move(problems_b);
+  std::string out = flags.format == "json" ? RenderTraceCompareJson(c)
+                                           : RenderTraceCompareText(c, UseColor(flags.color));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return kExitHealthy;
+}
+
 int RunTrace(const TraceFlags& flags) {
+  if (!flags.compare.empty()) return RunCompare(flags);
   Result<TraceInput> input = ReadTraceInput(flags.path);
   if (!input.ok()) {
     std::fprintf(stderr, "gpuvet trace: %s\n", input.status().message().c_str());
@@ -61,6 +87,9 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
       "export) trace: what does the GPU wait on?");
   cmd->add_option("path", flags->path, "Trace file, or a directory of per-rank trace files")
       ->required();
+  cmd->add_option("--compare", flags->compare,
+                  "Compare with run B (a trace file or a directory of per-rank traces): what "
+                  "makes B slower or faster per step than the first path (run A)");
   cmd->add_option("--format", flags->format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")

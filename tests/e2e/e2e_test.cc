@@ -262,6 +262,84 @@ TEST_P(TraceFixtureTest, MatchesGoldenOutputs) {
 INSTANTIATE_TEST_SUITE_P(TraceFixtures, TraceFixtureTest,
                          ::testing::ValuesIn(FixturesIn(TraceFixturesDir())), GtestName);
 
+// `gpuvet trace NAME/a --compare NAME/b` over tests/fixtures/trace-compare/NAME, goldens like the
+// trace fixtures; every "- says: `text`" line of NAME/README.md must appear in the JSON answer.
+fs::path TraceCompareFixturesDir() { return fs::path(GPUVET_FIXTURES_DIR) / "trace-compare"; }
+
+class TraceCompareFixtureTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TraceCompareFixtureTest, MatchesGoldenOutputs) {
+  const std::string name = GetParam();
+  fs::path dir = TraceCompareFixturesDir() / name;
+  std::string scrubbed[2];
+  nlohmann::json report;
+  const char* formats[2] = {"json", "text"};
+  for (int i = 0; i < 2; ++i) {
+    RunResult r = RunBinary({GPUVET_BINARY, "trace", (dir / "a").string(), "--compare",
+                             (dir / "b").string(), "--format", formats[i], "--color", "never"},
+                            {}, 60);
+    ASSERT_EQ(r.exit_code, 0) << name << " " << formats[i] << ": " << r.err;
+    scrubbed[i] = ReplaceAll(r.out, dir.string(), "<fixture>");
+    if (i == 0) report = nlohmann::json::parse(r.out);
+  }
+  EXPECT_EQ(report["schema"], "gpuvet.trace_compare/v1");
+  if (Updating()) {
+    WriteText(dir / "expected.json", scrubbed[0]);
+    WriteText(dir / "expected.txt", scrubbed[1]);
+  } else {
+    ASSERT_TRUE(fs::exists(dir / "expected.json"))
+        << "no golden for " << name << "; run with GPUVET_UPDATE_GOLDEN=1";
+    EXPECT_EQ(scrubbed[0], ReadText(dir / "expected.json")) << name << ": JSON differs";
+    EXPECT_EQ(scrubbed[1], ReadText(dir / "expected.txt")) << name << ": text differs";
+  }
+  std::string answer = report["answer"];
+  std::istringstream lines(ReadText(dir / "README.md"));
+  int promised = 0;
+  const std::string prefix = "- says: `";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(prefix, 0) != 0 || line.back() != '`') continue;
+    ++promised;
+    std::string text = line.substr(prefix.size(), line.size() - prefix.size() - 1);
+    EXPECT_NE(answer.find(text), std::string::npos)
+        << name << ": the answer does not say «" << text << "»\nanswer: " << answer;
+  }
+  EXPECT_GT(promised, 0) << name << ": README lists nothing the answer must say";
+}
+
+INSTANTIATE_TEST_SUITE_P(TraceCompareFixtures, TraceCompareFixtureTest,
+                         ::testing::ValuesIn(FixturesIn(TraceCompareFixturesDir())), GtestName);
+
+TEST(CliTest, TraceCompareInputErrorsExitTwo) {
+  fs::path good = TraceCompareFixturesDir() / "dataloader-in-b" / "a";
+  RunResult missing = RunBinary(
+      {GPUVET_BINARY, "trace", good.string(), "--compare", "/nonexistent/b.json"}, {}, 30);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("gpuvet trace --compare: "), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("/nonexistent/b.json"), std::string::npos) << missing.err;
+  RunResult missing_a = RunBinary(
+      {GPUVET_BINARY, "trace", "/nonexistent/a.json", "--compare", good.string()}, {}, 30);
+  EXPECT_EQ(missing_a.exit_code, 2);
+  EXPECT_NE(missing_a.err.find("/nonexistent/a.json"), std::string::npos) << missing_a.err;
+}
+
+TEST(CliTest, TraceCompareOnTheSharedResNetPairNamesTheDataLoader) {
+  fs::path base = fs::path(GPUVET_SHARED_DATA_DIR) / "traces/kineto_tb_plugin";
+  if (!fs::exists(base)) GTEST_SKIP() << "shared data not present: " << base;
+  // workers=0 is DataLoader-bound, workers=4 is not: B must be faster through the DataLoader,
+  // and the cuDNN algorithm changes between the runs must not be called the cause.
+  RunResult r = RunBinary(
+      {GPUVET_BINARY, "trace", (base / "resnet50_2021feb_num_workers_0").string(), "--compare",
+       (base / "resnet50_2021feb_num_workers_4").string(), "--format", "json"},
+      {}, 120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  std::string answer = j["answer"];
+  EXPECT_NE(answer.find("faster per step"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("mostly in the DataLoader"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("not the cause"), std::string::npos) << answer;
+  EXPECT_LT(j["change_pct"].get<double>(), -15);
+}
+
 // `gpuvet bench` over tests/fixtures/bench/NAME with the fake libcuda.so.1 answering from
 // NAME/cuda.json (no cuda.json: a node without a driver), NAME/root as sysfs, NAME/policy.toml
 // and NAME/args ("{fixture}" stands for the fixture directory); goldens like the check fixtures.
