@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Device check: on a machine with an NVIDIA GPU, checks the build dependencies, builds gpuvet
 # (Release, no tests) and runs gpuvet check and gpuvet bench --quick (JSON and text) within a total
-# budget (default 300 s); with python3 + torch it also records PyTorch reference figures. Leaves
-# two files in --out: summary.txt and device-check.tar.gz (every output, stderr and exit code).
+# budget (default 300 s); with python3 + torch it also records PyTorch reference figures. Then it
+# brings back real inputs for fixtures: the node's NVML answers (`gpuvet debug dump-nvml`), a
+# recording (`gpuvet record`, up to 60 s) of a real workload (a PyTorch training loop when torch
+# has CUDA, else `gpuvet bench --quick`) with a torch.profiler trace of a few of its steps, and
+# `gpuvet analyze` / `gpuvet trace` of both. Leaves two files in --out: summary.txt and
+# device-check.tar.gz (every output, stderr and exit code).
 # Exit: 0 bench ran and nothing failed, 1 bench failed, timed out or could not run, 2 usage,
 # 3 missing build dependencies or build failure. See docs/bench.md.
 #
 # Usage: scripts/device-check.sh [--out DIR] [--build-dir DIR] [--timeout SECONDS] [--no-build]
-#                                [--gpuvet PATH] [--bench-args "ARGS"] [--no-reference] [-h|--help]
+#                                [--gpuvet PATH] [--bench-args "ARGS"] [--no-reference]
+#                                [--record-seconds N] [-h|--help]
 set -u -o pipefail
 
 usage() {
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +27,7 @@ build=1
 gpuvet=""
 bench_args=""
 reference=1
+record_seconds=60
 margin=20 # seconds kept for gpuvet's own hang report, the summary and the archive
 
 while [ $# -gt 0 ]; do
@@ -36,6 +42,10 @@ while [ $# -gt 0 ]; do
     --gpuvet) gpuvet=${2:?--gpuvet needs a path}; build=0; shift 2 ;;
     --bench-args) bench_args=${2?--bench-args needs a value}; shift 2 ;;
     --no-reference) reference=0; shift ;;
+    --record-seconds)
+      record_seconds=${2:?--record-seconds needs seconds}
+      case "$record_seconds" in '' | *[!0-9]*) echo "device-check: --record-seconds must be whole seconds" >&2; exit 2 ;; esac
+      shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) echo "device-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -205,6 +215,95 @@ PY
   [ $rc -eq 0 ] || echo "torch reference: failed (exit $rc, see reference.err in the archive)" >>"$files/reference.txt"
 }
 
+# The workload `record` watches when torch has CUDA: a bf16 MLP trained for SECONDS, printing
+# "step N" for --work-regex, with torch.profiler tracing steps 10-14 (wait 8, warmup 2, active 4
+# after a skip of the first steps) into TRACE.
+write_workload() {
+  cat >"$files/workload.py" <<'PY'
+import sys
+import time
+
+import torch
+
+seconds, trace_path = float(sys.argv[1]), sys.argv[2]
+torch.manual_seed(0)
+dev = "cuda"
+model = torch.nn.Sequential(*[m for _ in range(4) for m in (torch.nn.Linear(4096, 4096), torch.nn.GELU())])
+model = model.to(dev, dtype=torch.bfloat16)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+host_batch = torch.randn(512, 4096, dtype=torch.bfloat16).pin_memory()
+
+
+def step():
+    x = host_batch.to(dev, non_blocking=True)
+    loss = model(x).float().pow(2).mean()
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def on_ready(prof):
+    prof.export_chrome_trace(trace_path)
+
+
+sched = torch.profiler.schedule(skip_first=2, wait=6, warmup=2, active=4, repeat=1)
+acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+start, n = time.time(), 0
+with torch.profiler.profile(activities=acts, schedule=sched, on_trace_ready=on_ready) as prof:
+    while n < 14:
+        step()
+        n += 1
+        prof.step()
+        print(f"step {n}", flush=True)
+while time.time() - start < seconds:
+    loss = step()
+    n += 1
+    if n % 10 == 0:
+        loss.item()
+        print(f"step {n}", flush=True)
+torch.cuda.synchronize()
+print(f"step {n}", flush=True)
+PY
+}
+
+# Real inputs for fixtures: the NVML scenario of this node, a recording of a real workload and a
+# profiler trace of it, and gpuvet's own diagnosis of each.
+field_kit() {
+  run dump-nvml.json "$(left)" "$gpuvet" debug dump-nvml -o "$files/nvml-scenario.json"
+  local torch_cuda=0 secs limit
+  if command -v python3 >/dev/null 2>&1 &&
+    python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
+    torch_cuda=1
+  fi
+  # The recording gets what is left after a margin for analyze/trace and the archive.
+  secs=$(($(left) - margin - 40))
+  [ "$secs" -gt "$record_seconds" ] && secs=$record_seconds
+  if [ "$secs" -lt 10 ]; then
+    say "record: skipped (budget spent: ${secs}s left for it)"
+    return
+  fi
+  limit=$((secs + 30))
+  if [ "$torch_cuda" = 1 ]; then
+    write_workload
+    run record.json "$limit" "$gpuvet" record -o "$files/workload.gpuvet" --format json \
+      --work-regex 'step ([0-9]+)' --work-unit steps --target B200 -- \
+      python3 "$files/workload.py" "$secs" "$files/workload.pt.trace.json"
+  else
+    say "record: torch with CUDA not available: recording gpuvet bench --quick instead (no trace)"
+    run record.json "$limit" "$gpuvet" record -o "$files/workload.gpuvet" --format json \
+      --duration "${secs}s" --target B200 -- "$gpuvet" bench --quick --format json
+  fi
+  if [ -s "$files/workload.gpuvet" ]; then
+    run analyze.txt "$(left)" "$gpuvet" analyze "$files/workload.gpuvet" --target B200
+  fi
+  if [ -s "$files/workload.pt.trace.json" ]; then
+    run trace.txt "$(left)" "$gpuvet" trace "$files/workload.pt.trace.json" --color never
+    run trace.json "$(left)" "$gpuvet" trace "$files/workload.pt.trace.json" --format json
+    gzip -9 "$files/workload.pt.trace.json"
+  fi
+}
+
 summarize() {
   echo "# device-check summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - start)) s of ${budget} s)"
   cat "$files/environment.txt" 2>/dev/null
@@ -222,11 +321,13 @@ summarize() {
       echo
     fi
   done
-  for f in bench.txt check.txt; do
+  for f in bench.txt check.txt analyze.txt trace.txt; do
     [ -e "$files/$f" ] || continue
     echo "## gpuvet ${f%.txt} (exit $(cat "$files/$f.rc" 2>/dev/null || echo '?'))"
     if [ "$f" = check.txt ]; then
       grep -E '^(verdict|  (FAIL|WARN|UNKNOWN) )' "$files/$f"
+    elif [ "$f" = analyze.txt ] || [ "$f" = trace.txt ]; then
+      head -n 40 "$files/$f"
     elif [ ! -e "$files/$f.rc" ]; then
       cat "$files/$f"
       grep -E '^ *"(state|detail|summary|severity)": ' "$files/bench.json" 2>/dev/null
@@ -295,6 +396,7 @@ fi
 run check.json "$(left)" "$gpuvet" check --format json
 run check.txt "$(left)" "$gpuvet" check --format text --color never
 
+field_kit
 torch_reference
 
 case "$bench_rc" in
