@@ -63,6 +63,7 @@ Sample Busy() {
 
 TEST(WatchViewTest, FrameHasEveryRowAndTheVerdictSpot) {
   WatchViewOptions o;
+  o.width = 160;
   o.clock = "2026-11-30 08:50:01 UTC";
   std::string f = RenderWatchFrame(Meta(), Busy(), o);
   EXPECT_NE(f.find("node-7"), std::string::npos);
@@ -110,6 +111,60 @@ TEST(WatchViewTest, LineNamesTheBusiestProcess) {
       << line;
   EXPECT_NE(line.find("| top 10 python3 180%"), std::string::npos) << line;
   EXPECT_EQ(line.back(), '\n');
+}
+
+TEST(WatchViewTest, LinkHealthHistoryAndProcessesPerGpu) {
+  WatchViewOptions o;
+  o.width = 200;
+  o.links[0] = {"Gen4 x8", true};
+  o.util_history[0] = {0, 50, 100, -1, 100};
+  Sample s = Busy();
+  s.gpus[0].processes = {{10, 12ull << 30, 70.0}, {999, std::nullopt, std::nullopt}};
+  std::string f = RenderWatchFrame(Meta(), s, o);
+  EXPECT_NE(f.find("Gen4 x8!"), std::string::npos) << f;   // degraded link is marked
+  EXPECT_NE(f.find("HW-SLOW"), std::string::npos) << f;    // hw-thermal in the throttle bits
+  EXPECT_NE(f.find("no answer"), std::string::npos) << f;  // GPU 1 answered nothing
+  EXPECT_NE(f.find("gpu0 util \u2581\u2585\u2588 \u2588"), std::string::npos) << f;
+  EXPECT_NE(f.find("gpu0 procs 10 python3 12.0 GiB sm 70%, 999 ?"), std::string::npos) << f;
+  EXPECT_EQ(f.find("\x1b["), std::string::npos);  // no colour unless asked
+}
+
+TEST(WatchViewTest, ColourPaintsWholeRowsAndCutCountsCharacters) {
+  WatchViewOptions o;
+  o.color = true;
+  o.width = 30;
+  o.verdict_ok = true;
+  for (int i = 0; i < 40; ++i) o.verdict += "\u00e9";  // two bytes each
+  o.util_history[0] = std::vector<double>(100, 90);
+  std::string f = RenderWatchFrame(Meta(), Busy(), o);
+  EXPECT_NE(f.find("\x1b[31m0 "), std::string::npos) << f;  // GPU 0: HW-SLOW is red
+  auto columns = [](const std::string& line) {
+    size_t cols = 0;
+    for (unsigned char c : line) cols += (c & 0xC0) != 0x80;
+    return cols;
+  };
+  size_t v = f.find("\x1b[32mverdict: ");
+  ASSERT_NE(v, std::string::npos) << f;
+  std::string verdict = f.substr(v + 5, f.find("\x1b[0m", v) - v - 5);
+  EXPECT_EQ(columns(verdict), 30u) << verdict;  // cut at 30 characters, not 30 bytes
+  size_t spark = f.find("gpu0 util ");
+  ASSERT_NE(spark, std::string::npos);
+  std::string line = f.substr(spark - 2, f.find('\n', spark) - spark + 2);
+  EXPECT_LE(columns(line), 30u) << line;  // the most recent points that fit
+  EXPECT_NE(line.find("\u2587"), std::string::npos) << line;
+}
+
+TEST(WatchViewTest, HealthAndSparkline) {
+  GpuSample g;
+  EXPECT_EQ(GpuHealth(g), "no answer");
+  g.util_pct = 10;
+  EXPECT_EQ(GpuHealth(g), "ok");
+  g.clock_event_reasons = clock_reason::kSwThermalSlowdown;
+  EXPECT_EQ(GpuHealth(g), "thermal");
+  g.ecc_uncorrected_volatile = 3;
+  EXPECT_EQ(GpuHealth(g), "ECC-UE 3");
+  EXPECT_EQ(Sparkline({}), "");
+  EXPECT_EQ(Sparkline({0, 100, 250, -5}), "\u2581\u2588\u2588 ");
 }
 
 TEST(WatchViewTest, ClockReasonNames) {

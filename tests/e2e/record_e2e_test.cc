@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -358,6 +359,56 @@ TEST(WatchTest, RestoresTheTerminalOnSigint) {
   read_for(1000);
   EXPECT_EQ(WaitExit(pid), 0);
   EXPECT_NE(screen.rfind("\x1b[?25h\x1b[?1049l"), std::string::npos) << "terminal restored";
+  close(master);
+}
+
+// `q` quits on a terminal, the screen and the terminal's mode (echo, line editing) come back, and
+// the frame shows the PCIe link, health and history columns, in colour by default on a TTY.
+TEST(WatchTest, QQuitsAndRestoresTheTerminalMode) {
+  int master = -1;
+  std::vector<std::string> env = Env();
+  pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    for (const std::string& kv : env) putenv(const_cast<char*>(kv.c_str()));
+    unsetenv("NO_COLOR");
+    execl(GPUVET_BINARY, GPUVET_BINARY, "watch", "--nvml-lib", GPUVET_FAKE_NVML_LIB, "--interval",
+          "100ms", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  std::string screen;
+  auto read_for = [&](int ms) {
+    for (int i = 0; i < ms / 10; ++i) {
+      pollfd p = {master, POLLIN, 0};
+      if (poll(&p, 1, 10) > 0) {
+        char buf[4096];
+        ssize_t n = read(master, buf, sizeof(buf));
+        if (n > 0) screen.append(buf, static_cast<size_t>(n));
+        if (n <= 0) return;
+      }
+    }
+  };
+  // Two frames, so the history has two points.
+  auto frames = [&screen] {
+    int n = 0;
+    for (size_t pos = 0; (pos = screen.find("verdict:", pos)) != std::string::npos; ++pos) ++n;
+    return n;
+  };
+  for (int i = 0; i < 100 && frames() < 2; ++i) read_for(100);
+  termios mode = {};
+  ASSERT_EQ(tcgetattr(master, &mode), 0);
+  EXPECT_EQ(mode.c_lflag & ECHO, 0u) << "watch reads single keys without echo";
+  EXPECT_NE(screen.find("PCIe link"), std::string::npos);
+  EXPECT_NE(screen.find("health"), std::string::npos);
+  EXPECT_NE(screen.find("gpu0 util \u2581"), std::string::npos) << "a history line per GPU";
+  EXPECT_NE(screen.find("(q quits)"), std::string::npos);
+  ASSERT_EQ(write(master, "q", 1), 1);
+  read_for(1000);
+  EXPECT_EQ(WaitExit(pid), 0);
+  EXPECT_NE(screen.rfind("\x1b[?25h\x1b[?1049l"), std::string::npos) << "terminal restored";
+  ASSERT_EQ(tcgetattr(master, &mode), 0);
+  EXPECT_NE(mode.c_lflag & ECHO, 0u) << "echo restored";
+  EXPECT_NE(mode.c_lflag & ICANON, 0u) << "line editing restored";
   close(master);
 }
 

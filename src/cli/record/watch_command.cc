@@ -1,7 +1,8 @@
 // `gpuvet watch`: Sampler -> output/watch_view every interval. On a terminal it draws in the
-// alternate screen (plain ANSI: cursor home, clear to end; works in tmux and over SSH) and
-// restores the screen and cursor on SIGINT/SIGTERM/SIGHUP or after --count samples. Exit codes:
-// 0, or 2 for bad flags.
+// alternate screen (plain ANSI: cursor home, clear to end; works in tmux and over SSH), keeps a
+// short utilisation history per GPU, reads each GPU's PCIe link from sysfs, colours GPU rows and
+// the verdict (not with NO_COLOR or --color never), and restores the screen, cursor and terminal
+// mode on `q`, SIGINT/SIGTERM/SIGHUP or after --count samples. Exit codes: 0, or 2 for bad flags.
 #include "cli/record/watch_command.h"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/time.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,16 +18,22 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
+#include <map>
 
 #include "analysis/recording/recording_analyze.h"
 #include "cli/common/cli_util.h"
 #include "cli/common/duration_flag.h"
 #include "cli/common/sampler_flags.h"
 #include "core/bottleneck.h"
+#include "core/host_paths.h"
+#include "core/hw/pcie.h"
 #include "core/report.h"
 #include "output/watch_view.h"
+#include "sources/host/pci_sysfs.h"
+#include "sources/nvml/nvml_source.h"
 #include "sources/sampler/sampler.h"
 #include "sources/sampler/workload_process.h"
+#include "util/file.h"
 
 namespace gpuvet {
 
@@ -35,8 +43,64 @@ struct WatchFlags {
   std::string interval = "1s";
   int pid = 0;
   int count = 0;
+  std::string color = "auto";
   SamplerFlags sampler;
 };
+
+// Puts a terminal stdin into non-canonical, no-echo mode for single key presses, and restores it.
+class RawKeys {
+ public:
+  RawKeys() {
+    if (isatty(STDIN_FILENO) != 1 || tcgetattr(STDIN_FILENO, &saved_) != 0) return;
+    termios raw = saved_;
+    raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+    raw.c_cc[VMIN] = 0;
+    raw.c_cc[VTIME] = 0;
+    active_ = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+  }
+  ~RawKeys() {
+    if (active_) tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+  }
+  RawKeys(const RawKeys&) = delete;
+  RawKeys& operator=(const RawKeys&) = delete;
+  bool active() const { return active_; }
+
+  // True when `q` (or Q) was pressed; reads whatever keys are waiting.
+  bool QuitPressed() {
+    if (!active_) return false;
+    char buf[32];
+    bool quit = false;
+    for (ssize_t n; (n = read(STDIN_FILENO, buf, sizeof(buf))) > 0;) {
+      for (ssize_t i = 0; i < n; ++i) quit |= buf[i] == 'q' || buf[i] == 'Q';
+    }
+    return quit;
+  }
+
+ private:
+  termios saved_ = {};
+  bool active_ = false;
+};
+
+// The GPU's current PCIe link from sysfs ("Gen4 x16"); degraded when the width is below the
+// GPU's maximum or the link is down. A lower generation alone is not flagged: idle GPUs drop to
+// Gen1 to save power.
+WatchLink ReadLink(const HostPaths& paths, const RecordedGpu& gpu) {
+  WatchLink link{"-", false};
+  if (gpu.pci_bus_id.empty()) return link;
+  std::string dir = "bus/pci/devices/" + NormalizePciBusId(gpu.pci_bus_id) + "/";
+  Result<std::string> speed = ReadFile(paths.Sys(dir + "current_link_speed"), 256);
+  Result<std::string> width = ReadFile(paths.Sys(dir + "current_link_width"), 256);
+  if (!speed.ok() || !width.ok()) return link;
+  Result<double> gts = ParseLinkSpeed(*speed);
+  Result<int> lanes = ParseLinkWidth(*width);
+  if (!lanes.ok() && lanes.status().code() == StatusCode::kNotSupported) {
+    return {"down", gpu.pcie_width_max.has_value()};
+  }
+  if (!gts.ok() || !lanes.ok()) return link;
+  link.text = fmt::format("Gen{} x{}", PcieGenFromGts(*gts), *lanes);
+  link.degraded = gpu.pcie_width_max && *lanes < *gpu.pcie_width_max;
+  return link;
+}
 
 double NowUnix() {
   timeval tv = {};
@@ -88,6 +152,11 @@ int RunWatch(const WatchFlags& flags) {
   if (!sampler.ok()) return UsageError("watch", sampler.status().message());
 
   const bool tty = isatty(STDOUT_FILENO) == 1;
+  const bool color = tty && UseColor(flags.color);
+  RawKeys keys;
+  const HostPaths paths(flags.sampler.root);
+  // One history point per sample, as many as fit beside the label (at most 60).
+  std::map<int, std::deque<double>> history;
   signal(SIGPIPE, SIG_IGN);
   SignalRelay relay;                       // SIGINT/SIGTERM/SIGHUP end the view cleanly
   if (tty) Write("\x1b[?1049h\x1b[?25l");  // alternate screen, hide cursor
@@ -101,11 +170,12 @@ int RunWatch(const WatchFlags& flags) {
   std::deque<Sample> recent;
   while (!stop && (flags.count == 0 || shown < flags.count)) {
     double wait = std::max(0.0, next - NowUnix());
-    pollfd p = {relay.fd(), POLLIN, 0};
-    poll(&p, 1, static_cast<int>(std::ceil(wait * 1000)));
+    pollfd p[2] = {{relay.fd(), POLLIN, 0}, {keys.active() ? STDIN_FILENO : -1, POLLIN, 0}};
+    poll(p, 2, static_cast<int>(std::ceil(wait * 1000)));
     for (const RelayedSignal& s : relay.Drain()) {
       if (s.signal != SIGCHLD && s.signal != SIGUSR1 && s.signal != SIGUSR2) stop = true;
     }
+    if (keys.QuitPressed()) stop = true;
     if (stop || NowUnix() < next) continue;
     next += *interval;
     if (next <= NowUnix()) next = NowUnix() + *interval;
@@ -123,6 +193,16 @@ int RunWatch(const WatchFlags& flags) {
       view.width = TerminalWidth();
       view.clock = Clock(sample.unix_time);
       view.verdict = FormatVerdict(verdict);
+      view.verdict_ok = verdict.label == Bottleneck::kComputeBound;
+      view.color = color;
+      const size_t points = static_cast<size_t>(std::clamp(view.width - 14, 10, 60));
+      for (const GpuSample& g : sample.gpus) {
+        std::deque<double>& h = history[g.gpu];
+        h.push_back(g.util_pct.value_or(-1));
+        while (h.size() > points) h.pop_front();
+        view.util_history[g.gpu] = std::vector<double>(h.begin(), h.end());
+      }
+      for (const RecordedGpu& g : meta.gpus) view.links[g.index] = ReadLink(paths, g);
       std::string frame = RenderWatchFrame(meta, sample, view);
       // Home, then each line followed by clear-to-end-of-line, then clear the rest.
       std::string out = "\x1b[H";
@@ -155,7 +235,9 @@ void AddWatchCommand(CLI::App& app, int* exit_code) {
       "watch", "Live view of GPUs, host and a workload's busiest processes, every interval");
   cmd->add_option("--interval", flags->interval, "Refresh interval, 100ms to 60s (default 1s)");
   cmd->add_option("--pid", flags->pid, "Also show this process tree's busiest processes/threads");
-  cmd->add_option("--count", flags->count, "Stop after this many samples (default: until Ctrl-C)");
+  cmd->add_option("--count", flags->count, "Stop after this many samples (default: until q)");
+  cmd->add_option("--color", flags->color, "Colour: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   AddSamplerFlags(cmd, &flags->sampler, "Do not read GPUs");
   cmd->callback([flags, exit_code] { *exit_code = RunWatch(*flags); });
 }
