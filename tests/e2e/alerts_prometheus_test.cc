@@ -4,7 +4,8 @@
 // appended to its kernel log (the counter series starts at 1, which increase() alone never
 // sees); on the other, the exporter comes back without a driver (every GPU gone, so a count of
 // gpuvet_gpu_info is empty, not 0). GpuvetXidCritical and GpuvetGpuMissing must fire, read from
-// /api/v1/alerts, and neither before its event. Skips with a message when Prometheus is missing.
+// /api/v1/alerts, and neither before its event. The DCGM compatibility rules are loaded too and
+// must publish dcgm-exporter's names and labels. Skips with a message when Prometheus is missing.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -174,11 +175,14 @@ TEST(AlertsPrometheusTest, FirstXidAndVanishedGpusFire) {
       ReadText(fs::path(GPUVET_SOURCE_DIR) / "deploy/prometheus/gpuvet-alerts.yml"),
       std::regex("for: [0-9]+[smh]"), "for: 0s");
   tmp.Write("gpuvet-alerts.yml", rules);
+  // The DCGM compatibility rules too, over the real exporter's labels.
+  const std::string dcgm_rules =
+      (fs::path(GPUVET_SOURCE_DIR) / "deploy/prometheus/gpuvet-dcgm-compat.yml").string();
   tmp.Write("prometheus.yml",
             "global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n"
             "  evaluation_interval: 1s\n"
             "rule_files: ['" +
-                tmp.Path("gpuvet-alerts.yml") +
+                tmp.Path("gpuvet-alerts.yml") + "', '" + dcgm_rules +
                 "']\n"
                 "scrape_configs:\n  - job_name: gpuvet\n    static_configs:\n"
                 "      - targets: ['" +
@@ -194,10 +198,19 @@ TEST(AlertsPrometheusTest, FirstXidAndVanishedGpusFire) {
   const bool ready = WaitFor(started + std::chrono::seconds(25), [&] {
     return QueryFor(prom_port, "instance:gpuvet_gpu_info:count", xid_instance) == 8 &&
            QueryFor(prom_port, "instance:gpuvet_gpu_info:count", gone_instance) == 8 &&
+           QueryFor(prom_port, "DCGM_FI_DEV_COUNT", xid_instance) == 8 &&
            QueryFor(prom_port, "count_over_time(gpuvet_node_info[1m])", xid_instance) >= 3 &&
            QueryFor(prom_port, "count_over_time(gpuvet_node_info[1m])", gone_instance) >= 3;
   });
   ASSERT_TRUE(ready) << "Prometheus did not scrape both exporters in time\n" << prometheus.Log();
+  // dcgm-exporter's names and labels from the real exposition (healthy-8gpu: 8 x H100).
+  EXPECT_EQ(
+      QueryFor(prom_port,
+               "count by (instance) (DCGM_FI_DEV_SM_CLOCK{device=\"nvidia3\",modelName=~\"NVIDIA "
+               "H100.*\",UUID=~\"GPU-.+\",Hostname!=\"\",DCGM_FI_DRIVER_VERSION!=\"\"})",
+               xid_instance),
+      1)
+      << GetJson(prom_port, "/api/v1/query?query=DCGM_FI_DEV_SM_CLOCK").dump(1);
   EXPECT_TRUE(Firing(prom_port, "GpuvetXidCritical").empty());
   EXPECT_TRUE(Firing(prom_port, "GpuvetGpuMissing").empty());
 
