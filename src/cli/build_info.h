@@ -1,6 +1,7 @@
 // What `gpuvet --version` prints: the project version and the git commit it was built from,
-// generated at configure time (cmake/GpuvetBuildInfo.cmake) into one small translation unit, so a
-// new commit recompiles that file only.
+// generated at configure time (cmake/GpuvetBuildInfo.cmake) into one small translation unit of
+// the gpuvet executable (not of gpuvet_cli), so a new commit recompiles that file and relinks
+// only gpuvet.
 #pragma once
 
 namespace gpuvet {
