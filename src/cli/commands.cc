@@ -4,9 +4,15 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/bench_command.h"
+#include "cli/build_info.h"
 #include "cli/check_command.h"
+#include "cli/common/command_suggest.h"
 #include "cli/debug_command.h"
 #include "cli/explain_command.h"
 #include "cli/exporter/exporter_command.h"
@@ -17,10 +23,6 @@
 #include "cli/record/watch_command.h"
 #include "cli/trace_command.h"
 #include "core/report.h"
-
-#ifndef GPUVET_VERSION
-#define GPUVET_VERSION "dev"
-#endif
 
 namespace gpuvet {
 
@@ -40,15 +42,38 @@ constexpr CommandEntry kCommands[] = {
     {"analyze", AddAnalyzeCommand},   {"fleet", AddFleetCommand},
 };
 
+// The first argument when it names no command (options come first only as --help/--version):
+// "unknown command 'chek' — did you mean check?" and exit 2, before CLI11 answers with the
+// generic "A subcommand is required". Returns -1 when argv has a command (or none at all).
+int RejectUnknownCommand(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return -1;
+  std::vector<std::string> names;
+  for (const CommandEntry& c : kCommands) {
+    if (std::strcmp(c.name, argv[1]) == 0) return -1;
+    names.emplace_back(c.name);
+  }
+  std::optional<std::string> close = SuggestCommand(argv[1], names);
+  if (close) {
+    std::fprintf(stderr, "gpuvet: unknown command '%s' — did you mean %s?\n", argv[1],
+                 close->c_str());
+  } else {
+    std::fprintf(stderr, "gpuvet: unknown command '%s'; `gpuvet --help` lists the commands\n",
+                 argv[1]);
+  }
+  return kExitUsage;
+}
+
 }  // namespace
 
 int RunCommandLine(int argc, char** argv) {
   CLI::App app{"gpuvet: tells you why your GPUs are slow or sick, and what to do about it."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("gpuvet ") + GPUVET_VERSION);
+  app.set_version_flag("--version",
+                       std::string("gpuvet ") + BuildVersion() + " (commit " + BuildCommit() + ")");
   app.footer(
       "Exit codes: 0 healthy (warnings allowed), 1 unhealthy (a check failed), 2 usage or input "
       "error, 3 internal error.");
+  if (int rc = RejectUnknownCommand(argc, argv); rc >= 0) return rc;
   int exit_code = kExitInternal;
   for (const CommandEntry& c : kCommands) c.add(app, &exit_code);
   try {

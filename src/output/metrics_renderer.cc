@@ -62,6 +62,9 @@ void AddGpu(MetricSet& set, const GpuState& g) {
   AddReading(set, "gpuvet_gpu_power_limit_watts",
              "Enforced power limit in watts (nvmlDeviceGetEnforcedPowerLimit).", kGauge, id,
              g.power_limit_w);
+  AddReading(set, "gpuvet_gpu_power_default_limit_watts",
+             "Board default power limit in watts (nvmlDeviceGetPowerManagementDefaultLimit).",
+             kGauge, id, g.default_power_limit_w);
   AddReading(set, "gpuvet_gpu_energy_joules_total",
              "Energy consumed since the driver was loaded, in joules "
              "(nvmlDeviceGetTotalEnergyConsumption).",

@@ -18,6 +18,7 @@ GpuState Gpu(int index) {
   g.sm_clock_mhz = Reading<int>::Of(1980);
   g.temperature_c = Reading<int>::Unsupported("nvmlDeviceGetTemperature: not supported");
   g.power_limit_w = Reading<double>::Error("nvmlDeviceGetEnforcedPowerLimit: UNKNOWN");
+  g.default_power_limit_w = Reading<double>::Of(700);
   g.clock_event_reasons =
       Reading<uint64_t>::Of(clock_reason::kSwPowerCap | clock_reason::kHwThermalSlowdown);
   g.ecc_uncorrected_volatile = Reading<uint64_t>::Of(2);
@@ -40,6 +41,8 @@ TEST(MetricsRenderer, ConvertsToBaseUnits) {
   EXPECT_NE(text.find("gpuvet_gpu_energy_joules_total" + id + "} 123456.789\n"), std::string::npos);
   EXPECT_NE(text.find("gpuvet_gpu_utilization_ratio" + id + "} 0.97\n"), std::string::npos);
   EXPECT_NE(text.find("gpuvet_gpu_sm_clock_hertz" + id + "} 1980000000\n"), std::string::npos);
+  // The default limit is served even when the enforced one failed (GpuvetPowerLimitReduced).
+  EXPECT_NE(text.find("gpuvet_gpu_power_default_limit_watts" + id + "} 700\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE gpuvet_gpu_energy_joules_total counter"), std::string::npos);
   EXPECT_NE(
       text.find(

@@ -641,6 +641,27 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Gpuvet({}).exit_code, 2);
 }
 
+// A mistyped command names the closest one instead of CLI11's "A subcommand is required".
+TEST(CliTest, UnknownCommandSuggestsTheClosest) {
+  RunResult typo = Gpuvet({"chek"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_EQ(typo.err, "gpuvet: unknown command 'chek' — did you mean check?\n");
+  EXPECT_EQ(typo.out, "");
+  RunResult far = Gpuvet({"kubernetes", "--now", "x"});
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_EQ(far.err, "gpuvet: unknown command 'kubernetes'; `gpuvet --help` lists the commands\n");
+  EXPECT_EQ(Gpuvet({"checks"}).exit_code, 0);  // a real command is not second-guessed
+}
+
+// --version names the version and the commit (git at configure time, "unknown" outside git).
+TEST(CliTest, VersionNamesTheCommit) {
+  RunResult v = Gpuvet({"--version"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_TRUE(std::regex_match(
+      v.out, std::regex(R"(gpuvet \d+\.\d+\.\d+ \(commit ([0-9a-f]{7,40}|unknown)\)\n)")))
+      << v.out;
+}
+
 // A --now that does not parse is a usage error naming the flag and the accepted form, on every
 // command that takes it, instead of silently meaning "now". Checked before anything is measured.
 TEST(CliTest, BadNowIsAUsageError) {

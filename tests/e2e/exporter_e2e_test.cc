@@ -169,7 +169,7 @@ TEST(ExporterE2E, IsReadOnlyAndAnswersHealth) {
   auto head = client.Head("/metrics");
   ASSERT_TRUE(head);
   EXPECT_EQ(head->status, 200);
-  for (const char* path : {"/metrics", "/healthz", "/"}) {
+  for (const char* path : {"/metrics", "/healthz", "/readyz", "/livez", "/"}) {
     auto post = client.Post(path, "x", "text/plain");
     ASSERT_TRUE(post) << path;
     EXPECT_EQ(post->status, 405) << path;
@@ -194,6 +194,28 @@ TEST(ExporterE2E, HealthIs503WithTheReasonWhenNvmlHangs) {
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 503);
   EXPECT_NE(health->body.find("did not return within 200 ms"), std::string::npos) << health->body;
+}
+
+// The DaemonSet's probes: /readyz once a collection succeeded, /livez whenever the server
+// answers, so a node whose GPU hangs or has no driver is never restarted in a loop.
+TEST(ExporterE2E, KubernetesProbes) {
+  struct Case {
+    const char* fixture;
+    int ready;
+  };
+  for (const Case& c :
+       {Case{"healthy-8gpu", 200}, Case{"nvml-hang", 503}, Case{"no-driver", 503}}) {
+    auto exporter = StartExporter(c.fixture, {"--nvml-timeout-ms", "200"});
+    ASSERT_GT(exporter->port(), 0) << c.fixture << ": " << exporter->stderr_text();
+    httplib::Client client("127.0.0.1", exporter->port());
+    auto ready = client.Get("/readyz");
+    ASSERT_TRUE(ready) << c.fixture;
+    EXPECT_EQ(ready->status, c.ready) << c.fixture << ": " << ready->body;
+    auto live = client.Get("/livez");
+    ASSERT_TRUE(live) << c.fixture;
+    EXPECT_EQ(live->status, 200) << c.fixture;
+    EXPECT_EQ(live->body, "ok\n");
+  }
 }
 
 TEST(ExporterE2E, RejectsBadFlagsAndBusyPorts) {

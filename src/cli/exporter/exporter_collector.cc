@@ -325,6 +325,11 @@ ExporterHealth Collector::Health() const {
           fmt::format("ok: last collection {:.1f} s ago, took {:.3f} s", age, last_duration_s_)};
 }
 
+bool Collector::EverSucceeded() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_success_steady_.has_value();
+}
+
 uint64_t Collector::collections() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return collections_;

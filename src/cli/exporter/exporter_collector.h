@@ -65,6 +65,11 @@ class Collector {
 
   ExporterHealth Health() const;
 
+  // /readyz: true once a collection has succeeded (NVML read included), and from then on: a
+  // later hang makes /healthz and gpuvet_exporter_stale say so, while the pod stays a scrape
+  // target so those signals reach Prometheus.
+  bool EverSucceeded() const;
+
   // Completed collections (for tests).
   uint64_t collections() const;
 

@@ -88,7 +88,8 @@ bool AcceptsGzip(const std::string& accept) {
 }
 
 bool IsKnownPath(const std::string& path) {
-  return path == "/" || path == "/metrics" || path == "/healthz";
+  return path == "/" || path == "/metrics" || path == "/healthz" || path == "/readyz" ||
+         path == "/livez";
 }
 
 }  // namespace
@@ -101,6 +102,10 @@ std::string ExporterIndexPage() {
          "<li><a href=\"/metrics\">/metrics</a>: Prometheus text exposition</li>\n"
          "<li><a href=\"/healthz\">/healthz</a>: 200 when the last collection succeeded "
          "recently, 503 with the reason otherwise</li>\n"
+         "<li><a href=\"/readyz\">/readyz</a>: 200 once a collection has succeeded "
+         "(Kubernetes readiness)</li>\n"
+         "<li><a href=\"/livez\">/livez</a>: 200 while the server answers (Kubernetes "
+         "liveness)</li>\n"
          "</ul>\n</body></html>\n";
 }
 
@@ -152,6 +157,19 @@ ExporterServer::ExporterServer(Collector& collector, ServerOptions options)
     ExporterHealth h = collector_.Health();
     res.status = h.healthy ? 200 : 503;
     res.set_content(h.reason + "\n", "text/plain; charset=utf-8");
+  });
+  // Kubernetes probes (deploy/kubernetes): readiness once a collection succeeded, liveness
+  // whenever the server answers. Liveness never looks at the GPU: restarting the exporter
+  // cannot fix a wedged GPU, it would only lose the Xid counters.
+  s.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    const bool ready = collector_.EverSucceeded();
+    res.status = ready ? 200 : 503;
+    res.set_content(ready ? "ready: a collection has succeeded\n"
+                          : "not ready: no successful collection yet; /healthz says why\n",
+                    "text/plain; charset=utf-8");
+  });
+  s.Get("/livez", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain; charset=utf-8");
   });
   s.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(ExporterIndexPage(), "text/html; charset=utf-8");
