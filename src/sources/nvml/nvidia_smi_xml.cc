@@ -352,6 +352,15 @@ std::optional<std::string> NotWellFormed(std::string_view xml, const pugi::xml_d
       return at(offset, "text outside the root element");
     }
   }
+  // pugixml drops text after the last element without a word: only white space may follow it.
+  const size_t last = xml.rfind('>');
+  if (last != std::string_view::npos) {
+    for (size_t i = last + 1; i < xml.size(); ++i) {
+      if (xml[i] != ' ' && xml[i] != '\t' && xml[i] != '\r' && xml[i] != '\n') {
+        return at(i, "text outside the root element");
+      }
+    }
+  }
   return std::nullopt;
 }
 
