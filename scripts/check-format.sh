@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
 command -v "$CLANG_FORMAT" >/dev/null || { echo "check-format: $CLANG_FORMAT not found (apt-get install clang-format)" >&2; exit 2; }
-mapfile -t files < <(git ls-files -- 'src/*.cc' 'src/*.h' 'tests/*.cc' 'tests/*.h' 'tests/*.c' 'bench/*.cc' 'bench/*.h')
+mapfile -t files < <(git ls-files -- 'src/*.cc' 'src/*.h' 'tests/*.cc' 'tests/*.h' 'tests/*.c' 'bench/*.cc' 'bench/*.h' 'fuzz/*.cc' 'fuzz/*.h')
 if [[ ${1:-} == --fix ]]; then
   "$CLANG_FORMAT" -i "${files[@]}"
   exit 0

@@ -13,6 +13,7 @@ JOBS=${JOBS:-$(nproc)}
 
 PACKAGES=(
   cmake ninja-build g++ pkg-config clang-format
+  clang libclang-rt-14-dev sqlite3
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
   libsqlite3-dev zlib1g-dev
   libcpp-httplib-dev
@@ -59,17 +60,37 @@ case "$cmd" in
     # runs the same suite on an optimised plain build.
     build_type=${GPUVET_TEST_BUILD_TYPE:-Debug}
     sanitize=${GPUVET_SANITIZE:-ON}
+    # The test build is clang's, with libFuzzer's coverage instrumentation, so the fuzz targets
+    # (fuzz/, docs/fuzzing.md) come out of the same build and run below for a short fixed budget.
+    # GPUVET_TEST_COMPILER=gcc builds with g++ instead (the fuzz targets then only replay their
+    # kept inputs in ctest).
+    compiler=${GPUVET_TEST_COMPILER:-clang}
+    fuzz=OFF
+    if [[ $compiler == clang ]]; then
+      export CC=clang CXX=clang++
+      fuzz=ON
+    else
+      export CC=gcc CXX=g++
+    fi
     # The gates come first and fail fast: unformatted project files, then (in the build) any
     # compiler warning in project code.
     echo "== format check (scripts/check-format.sh)"
     "$ROOT/scripts/check-format.sh"
-    echo "== build ($build_type, sanitizers $sanitize, warnings as errors) and run the test suite"
+    echo "== build ($compiler, $build_type, sanitizers $sanitize, fuzz targets $fuzz, warnings as" \
+      "errors) and run the test suite"
     build "$ROOT/build/test" -DCMAKE_BUILD_TYPE="$build_type" -DGPUVET_SANITIZE="$sanitize" \
-      -DGPUVET_WERROR=ON
+      -DGPUVET_WERROR=ON -DGPUVET_FUZZ="$fuzz"
     # tests/lsan.supp: leaks inside third-party libraries (cuBLASLt, NCCL) the bench test loads.
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       LSAN_OPTIONS=suppressions="$ROOT/tests/lsan.supp" \
       ctest --test-dir "$ROOT/build/test" -j "$JOBS" --output-on-failure
+    if [[ $fuzz == ON ]]; then
+      # Every fuzz target for a short fixed budget from its seeds; any crash fails CI.
+      secs=${GPUVET_CI_FUZZ_SECONDS:-12}
+      echo "== fuzz: every target for ${secs} s, $JOBS at a time (scripts/fuzz.sh --all)"
+      GPUVET_FUZZ_BUILD="$ROOT/build/test" GPUVET_BIN="$ROOT/build/test/gpuvet" \
+        "$ROOT/scripts/fuzz.sh" --all "$secs" "$JOBS"
+    fi
     ;;
   *)
     echo "usage: scripts/dev.sh check [gpuvet check flags…] | scripts/dev.sh test" >&2

@@ -116,6 +116,11 @@ Result<BenchDocument> ReadBenchDocument(std::string_view text) {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return InvalidInput(fmt::format("not JSON at byte {}: {}", e.byte, e.what()));
+  } catch (const json::out_of_range& e) {
+    // 1e999999: the parser refuses a number no double holds.
+    return InvalidInput(fmt::format(
+        "a number does not fit: {}",
+        std::string(std::string_view(e.what()).substr(std::string_view(e.what()).find("] ") + 2))));
   }
   return ReadBenchDocument(doc);
 }

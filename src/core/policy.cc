@@ -5,10 +5,13 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "core/catalogue.h"
 #include "util/file.h"
+#include "util/utf8.h"
 
 namespace gpuvet {
 
@@ -73,6 +76,12 @@ class PolicyReader {
   Status ReadNumber(const toml::node& n, std::string_view key, double lo, double hi, double& out) {
     if (!n.is_number()) return Error(n, fmt::format("'{}' must be a number", key));
     double v = n.is_integer() ? static_cast<double>(*n.value<int64_t>()) : *n.value<double>();
+    // TOML accepts nan and inf; a NaN threshold makes every comparison false and turns its check
+    // off without a word, an infinite one never fires.
+    if (!std::isfinite(v)) {
+      return Error(
+          n, fmt::format("'{}' must be a finite number between {} and {}, got {}", key, lo, hi, v));
+    }
     if (v < lo || v > hi) {
       return Error(n, fmt::format("'{}' must be between {} and {}, got {}", key, lo, hi, v));
     }
@@ -310,7 +319,10 @@ class PolicyReader {
         {"bench_min_drop", &f.bench_min_drop, 0, 1},
         {"bench_fail_drop", &f.bench_fail_drop, 0, 1},
     };
+    // Where each number was set, for the warn-below-fail checks after the loop.
+    std::map<std::string, const toml::node*> set_at;
     for (auto&& [key, node] : t) {
+      set_at[std::string(key.str())] = &node;
       if (key.str() == "min_pool_nodes") {
         int64_t v = 0;
         if (Status s = ReadInt(node, "fleet.min_pool_nodes", 2, 1000000, v); !s.ok()) return s;
@@ -330,6 +342,26 @@ class PolicyReader {
                      fmt::format("unknown key 'fleet.{}' (docs/policy.md lists them)", key.str()));
       }
     }
+    // A warn level above its fail level would fail before it warns: refuse it where it is set.
+    struct Ordered {
+      const char* lower;
+      const char* upper;
+      double lower_value, upper_value;
+    };
+    const Ordered pairs[] = {
+        {"ecc_sbe_rate_warn_per_h", "ecc_sbe_rate_fail_per_h", f.ecc_sbe_rate_warn_per_h,
+         f.ecc_sbe_rate_fail_per_h},
+        {"thermal_share_warn", "thermal_share_fail", f.thermal_share_warn, f.thermal_share_fail},
+        {"bench_min_drop", "bench_fail_drop", f.bench_min_drop, f.bench_fail_drop},
+    };
+    for (const Ordered& o : pairs) {
+      if (o.lower_value <= o.upper_value) continue;
+      auto it = set_at.find(o.lower);
+      const toml::node* at = it != set_at.end() ? it->second : set_at.at(o.upper);
+      return Error(*at, fmt::format("'fleet.{}' ({}) must not be above 'fleet.{}' ({}): the warn "
+                                    "level comes before the fail level",
+                                    o.lower, o.lower_value, o.upper, o.upper_value));
+    }
     return Status::Ok();
   }
 
@@ -342,6 +374,17 @@ class PolicyReader {
 Result<Policy> ParsePolicy(std::string_view toml_text, std::string_view filename) {
   Policy policy;
   policy.source = std::string(filename);
+  // TOML is UTF-8 (toml.io: "A TOML file must be a valid UTF-8 encoded Unicode document").
+  if (size_t bad = FindInvalidUtf8(toml_text); bad != std::string_view::npos) {
+    std::string_view before = toml_text.substr(0, bad);
+    size_t line_start = before.rfind('\n');
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+    return InvalidInput(fmt::format(
+        "{}:{}:{}: byte 0x{:02x} is not UTF-8; a policy must be UTF-8 "
+        "text (TOML)",
+        filename, line, bad - line_start + 1, static_cast<unsigned char>(toml_text[bad])));
+  }
   toml::table root;
   try {
     root = toml::parse(toml_text, filename);

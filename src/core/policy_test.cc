@@ -70,6 +70,43 @@ TEST(PolicyTest, ErrorsCarryPosition) {
   ExpectError("gpu = 3\n", "must be a table");
 }
 
+// Issue 16: values a check cannot compare against must not switch it off silently.
+TEST(PolicyTest, NonFiniteNumbersAreRefused) {
+  ExpectError("[thresholds]\npcie_replay_ber = nan\n",
+              "bad.toml:2:19: 'thresholds.pcie_replay_ber' must be a finite number");
+  ExpectError("[thresholds]\nmemory_available_min_pct = nan\n", "must be a finite number");
+  ExpectError("[thresholds]\naer_corrected_per_min = inf\n", "must be a finite number");
+  ExpectError("[bench]\nmin_fraction_of_expected = -nan\n", "must be a finite number");
+  ExpectError("[bench.minimums]\nh2d_pinned = +inf\n", "must be a finite number");
+  ExpectError("[fleet]\nbench_z = inf\n", "bad.toml:2:11:");
+}
+
+TEST(PolicyTest, NegativeCountsAndPercentagesOutOfRange) {
+  ExpectError("[thresholds]\nretired_pages_fail = -1\n", "between 1 and 100000, got -1");
+  ExpectError("[thresholds]\nnvlink_crc_max = -5\n", "between 0 and");
+  ExpectError("[gpu]\nexpected_count = -8\n", "between 0 and 1024");
+  ExpectError("[thresholds]\nmemory_available_min_pct = 101\n", "between 0 and 100");
+  ExpectError("[thresholds]\nbusy_util_pct = -1\n", "between 0 and 100");
+}
+
+TEST(PolicyTest, WarnLevelsAboveFailLevelsAreRefused) {
+  ExpectError("[fleet]\necc_sbe_rate_warn_per_h = 200\n",
+              "bad.toml:2:27: 'fleet.ecc_sbe_rate_warn_per_h' (200) must not be above "
+              "'fleet.ecc_sbe_rate_fail_per_h' (100)");
+  // Only the fail level set: the error points at it.
+  ExpectError("[fleet]\nthermal_share_fail = 0.01\n", "bad.toml:2:22: 'fleet.thermal_share_warn'");
+  ExpectError("[fleet]\nbench_min_drop = 0.3\nbench_fail_drop = 0.2\n",
+              "bad.toml:2:18: 'fleet.bench_min_drop' (0.3) must not be above");
+  auto ok = ParsePolicy("[fleet]\nbench_min_drop = 0.2\nbench_fail_drop = 0.2\n", "ok.toml");
+  EXPECT_TRUE(ok.ok()) << ok.status().message();
+}
+
+TEST(PolicyTest, TextThatIsNotUtf8IsRefusedWithItsPosition) {
+  // A Latin-1 byte in a comment and in a string.
+  ExpectError("[gpu]\n# caf\xe9\nexpected_count = 8\n", "bad.toml:2:6: byte 0xe9 is not UTF-8");
+  ExpectError("[driver]\nallowed_versions = [\"550\xff\"]\n", "bad.toml:2:25:");
+}
+
 TEST(PolicyTest, MissingFile) {
   auto p = LoadPolicy("/nonexistent/policy.toml");
   ASSERT_FALSE(p.ok());

@@ -137,7 +137,7 @@ std::string RenderBenchJson(const BenchReport& report) {
                   {"counts", counts}};
   // Only when true, so every report that measured something keeps its shape.
   if (nothing) j["verdict"]["nothing_measured"] = true;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gpuvet

@@ -72,7 +72,7 @@ std::string RenderFleetJson(const FleetReport& report, int exit_code) {
                   {"quarantine", quarantine.size()},
                   {"node_counts", counts},
                   {"exit_code", exit_code}};
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gpuvet

@@ -172,7 +172,7 @@ std::string RenderJson(const CheckReport& report) {
   verdict["exit_code"] = report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;
   verdict["counts"] = counts;
   j["verdict"] = verdict;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gpuvet

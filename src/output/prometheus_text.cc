@@ -7,6 +7,8 @@
 #include <cmath>
 #include <set>
 
+#include "util/utf8.h"
+
 namespace gpuvet {
 
 namespace {
@@ -77,7 +79,10 @@ void AppendFamily(std::string& out, const MetricFamily& family) {
   }
 }
 
-std::string EscapeLabelValue(std::string_view value) {
+std::string EscapeLabelValue(std::string_view raw) {
+  // The exposition format is UTF-8: a label value from input (a kernel log's process name, a
+  // capture's product name) with invalid bytes is made valid here, at the one string boundary.
+  const std::string value = MakeValidUtf8(raw);
   std::string out;
   out.reserve(value.size());
   for (char c : value) {
@@ -98,7 +103,8 @@ std::string EscapeLabelValue(std::string_view value) {
   return out;
 }
 
-std::string EscapeHelp(std::string_view help) {
+std::string EscapeHelp(std::string_view raw) {
+  const std::string help = MakeValidUtf8(raw);
   std::string out;
   out.reserve(help.size());
   for (char c : help) {

@@ -27,6 +27,11 @@ class ChunkSource {
   // Ok, or why the input stopped before its natural end. Meaningful after Next() returned empty.
   virtual const Status& status() const = 0;
 
+  // A problem that did not stop the input but that the reader must pass on as a warning (gzip:
+  // bytes after the last member, with their offset), "" when none. Meaningful once Next() has
+  // returned empty.
+  virtual std::string notice() const { return ""; }
+
   // True when the source checks its data (gzip: deflate codes and CRC-32), so a reader that
   // finds garbage can drain it to learn whether the data was corrupt rather than wrong.
   virtual bool VerifiesIntegrity() const { return false; }

@@ -3,12 +3,14 @@
 #include "util/file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <random>
 
 #include "util/strings.h"
 
@@ -107,9 +109,20 @@ bool PathExists(const std::string& path) {
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& contents) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("cannot create", tmp, errno);
+  // The temporary file is created in the target's directory (so rename() is atomic) with
+  // O_CREAT|O_EXCL|O_NOFOLLOW: whatever already stands at a candidate name (a file, or a symlink
+  // planted by another user of a shared directory such as node_exporter's textfile directory) is
+  // never opened, followed or truncated; the next candidate, with random bits, is tried instead.
+  std::random_device random;
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = path + ".tmp." + std::to_string(::getpid());
+    if (attempt > 0) tmp += fmt::format(".{:08x}", random());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) return ErrnoStatus("cannot create", tmp, errno);
+  }
+  if (fd < 0) return ErrnoStatus("cannot create", tmp, EEXIST);
   size_t off = 0;
   while (off < contents.size()) {
     ssize_t n = ::write(fd, contents.data() + off, contents.size() - off);

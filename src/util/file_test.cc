@@ -128,5 +128,46 @@ TEST_F(FileTest, ExistenceChecksNeverOpen) {
   EXPECT_FALSE(PathExists((dir_ / "nvidia1").string()));
 }
 
+// Issue 16: the temporary name of an atomic write was predictable (PATH.tmp.PID) and opened
+// without O_EXCL, so a symlink planted there (in a shared textfile directory) was followed and
+// its target overwritten.
+TEST_F(FileTest, AtomicWriteNeverFollowsASymlinkAtTheTemporaryName) {
+  std::string victim = Write("victim", "precious\n");
+  std::string target = (dir_ / "gpuvet.prom").string();
+  std::string predictable = target + ".tmp." + std::to_string(::getpid());
+  fs::create_symlink(victim, predictable);
+  // A dangling symlink too: O_CREAT alone would create its target.
+  std::string dangling_target = (dir_ / "created-through-link").string();
+  ASSERT_TRUE(WriteFileAtomic(target, "first\n").ok());
+  fs::remove(predictable);
+  fs::create_symlink(dangling_target, predictable);
+  Status s = WriteFileAtomic(target, "gpuvet_up 1\n");
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(*ReadFile(victim), "precious\n");
+  EXPECT_FALSE(fs::exists(dangling_target));
+  EXPECT_EQ(*ReadFile(target), "gpuvet_up 1\n");
+  EXPECT_FALSE(fs::is_symlink(target));
+  // The planted link is left alone, and no temporary file is left behind.
+  EXPECT_TRUE(fs::is_symlink(predictable));
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 3);  // victim, the planted link, gpuvet.prom
+}
+
+TEST_F(FileTest, AtomicWriteReplacesTheTargetAndNamesAMissingDirectory) {
+  std::string target = Write("out.prom", "old\n");
+  ASSERT_TRUE(WriteFileAtomic(target, "new\n").ok());
+  EXPECT_EQ(*ReadFile(target), "new\n");
+  struct stat st;
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777 & ~0644, 0u);  // never more than 0644
+  Status missing = WriteFileAtomic((dir_ / "no-such-dir" / "x.prom").string(), "x");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("no-such-dir"), std::string::npos) << missing.message();
+}
+
 }  // namespace
 }  // namespace gpuvet

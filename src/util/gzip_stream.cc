@@ -59,6 +59,7 @@ class GzipSource : public ChunkSource {
 
   const Status& status() const override { return status_; }
   bool VerifiesIntegrity() const override { return true; }
+  std::string notice() const override { return notice_; }
 
  private:
   // Pulls the next compressed chunk; at its end decides between a clean end and a truncation.
@@ -92,11 +93,26 @@ class GzipSource : public ChunkSource {
       z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(chunk.data()));
       z_.avail_in = static_cast<uInt>(chunk.size());
     }
-    if (z_.next_in[0] != 0x1f) {
+    // RFC 1952: a member starts with ID1 0x1f, ID2 0x8b (only the first byte is checked when
+    // the chunk ends after it).
+    if (z_.next_in[0] != 0x1f || (z_.avail_in > 1 && z_.next_in[1] != 0x8b)) {
+      NoteTrailingBytes();
       Stop(Status::Ok());
       return;
     }
     inflateReset(&z_);
+  }
+
+  // Counts the bytes after the last member (draining the input) for notice().
+  void NoteTrailingBytes() {
+    uint64_t trailing = z_.avail_in;
+    z_.avail_in = 0;
+    for (std::string_view chunk = in_->Next(); !chunk.empty(); chunk = in_->Next()) {
+      trailing += chunk.size();
+    }
+    notice_ = origin_ + ": ignored " + std::to_string(trailing) +
+              " byte(s) after the end of the gzip data at compressed byte " +
+              std::to_string(consumed_) + " (not another gzip member)";
   }
 
   void Stop(Status s) {
@@ -113,6 +129,7 @@ class GzipSource : public ChunkSource {
   bool in_member_ = false;  // inside a gzip member: its end has not been seen
   uint64_t consumed_ = 0;   // compressed bytes consumed so far
   Status status_;
+  std::string notice_;
 };
 
 }  // namespace

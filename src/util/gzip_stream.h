@@ -11,7 +11,9 @@
 namespace gpuvet {
 
 // Inflates the gzip data yielded by `compressed` (one or more concatenated gzip members; bytes
-// after the last member that do not start a new member are ignored, as gzip(1) does). Output
+// after the last member that do not start a new member are ignored, as gzip(1) does, and
+// notice() then says "ORIGIN: ignored N byte(s) after the end of the gzip data at compressed byte
+// M (not another gzip member)" so the reader can warn that the file is not what it seems). Output
 // chunks are at most `chunk_bytes`. `origin` names the input in status messages. When the
 // compressed data ends inside a member, or is corrupt, Next() returns an empty view and status()
 // is InvalidInput "ORIGIN: gzip data ends early at compressed byte N" or "ORIGIN: gzip data

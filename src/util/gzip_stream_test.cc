@@ -73,6 +73,37 @@ TEST(KinetoGzipTest, ConcatenatedMembersAndTrailingGarbage) {
   Status st;
   EXPECT_EQ(Drain(src.get(), &st), "hello world");
   EXPECT_TRUE(st.ok()) << st.message();
+  // Issue 16: the garbage is not silently part of a "complete" input.
+  EXPECT_EQ(src->notice(),
+            "t.gz: ignored 3 byte(s) after the end of the gzip data at compressed "
+            "byte " +
+                std::to_string(gz.size() - 3) + " (not another gzip member)");
+}
+
+TEST(KinetoGzipTest, TrailingJunkAcrossChunksIsCountedWhole) {
+  std::string junk(10000, 'x');
+  std::string gz = Gzip(SampleText());
+  std::string path = TempPath("junk.json.gz");
+  WriteFile(path, gz + junk);
+  auto src = OpenChunkSource(path, 4096);
+  ASSERT_TRUE(src.ok());
+  Status st;
+  EXPECT_EQ(Drain(src->get(), &st), SampleText());
+  EXPECT_TRUE(st.ok()) << st.message();
+  EXPECT_NE((*src)->notice().find("ignored 10000 byte(s) after the end of the gzip data at "
+                                  "compressed byte " +
+                                  std::to_string(gz.size())),
+            std::string::npos)
+      << (*src)->notice();
+  std::remove(path.c_str());
+}
+
+TEST(KinetoGzipTest, CleanStreamHasNoNotice) {
+  const std::string gz = Gzip("a") + Gzip("b");  // the memory source only views it
+  auto src = GzipChunkSource(MemoryChunkSource(gz), "t.gz");
+  Status st;
+  EXPECT_EQ(Drain(src.get(), &st), "ab");
+  EXPECT_EQ(src->notice(), "");
 }
 
 TEST(KinetoGzipTest, TruncatedStreamNamesCompressedOffset) {

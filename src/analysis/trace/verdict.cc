@@ -530,8 +530,20 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                                     {"gpu_ops", std::to_string(a.kernels.op_count), ""},
                                     {"warnings", std::to_string(a.warnings.size()), ""}};
   if (!a.warnings.empty()) input_ev.push_back({"first_warning", a.warnings.front(), ""});
+  // Every warning is evidence (a skipped-events warning names its count and first byte offset,
+  // whichever position it has), up to a bound for pathological inputs.
+  constexpr size_t kMaxWarningEvidence = 8;
+  for (size_t i = 1; i < a.warnings.size() && i < kMaxWarningEvidence; ++i) {
+    input_ev.push_back({fmt::format("warning_{}", i + 1), a.warnings[i], ""});
+  }
+  // A rank whose read skipped anything always says so, whatever else is reported for it.
+  auto warnings_finding = [&] {
+    return Make("trace.input", subj, Severity::kInfo,
+                fmt::format("trace read with {} warning(s)", a.warnings.size()), input_ev);
+  };
   const bool counter_mode = !a.has_gpu_ops && a.counters.ranges > 0;
   if (counter_mode && !a.truncated) {
+    if (!a.warnings.empty()) out.push_back(warnings_finding());
     AppendCounterFindings(a, out);
     return;
   }
@@ -540,6 +552,7 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                        "trace truncated: results cover only the events read before the break",
                        input_ev));
   } else if (!a.has_gpu_ops && !a.unsupported.empty()) {
+    if (!a.warnings.empty()) out.push_back(warnings_finding());
     AppendUnsupported(a, Severity::kWarn, out);
     return;
   } else if (!a.has_gpu_ops) {
@@ -548,8 +561,7 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
                        input_ev));
     return;
   } else if (!a.warnings.empty()) {
-    out.push_back(Make("trace.input", subj, Severity::kInfo,
-                       fmt::format("trace read with {} warning(s)", a.warnings.size()), input_ev));
+    out.push_back(warnings_finding());
   } else {
     out.push_back(Make("trace.input", subj, Severity::kOk,
                        fmt::format("trace read completely ({} GPU ops)", a.kernels.op_count),

@@ -38,6 +38,23 @@ std::optional<double> Num(const json& j, const char* key) {
   return j[key].get<double>();
 }
 
+// A number field checked against the range it can have: absent stays nullopt; a number outside
+// [lo, hi] (a 30-digit integer, 1e300) sets `error` naming `where` and the range, which makes the
+// whole report invalid (ParseFleetReport skips it with that message).
+std::optional<double> RangedNum(const json& j, const char* key, double lo, double hi,
+                                const std::string& where, Status& error) {
+  std::optional<double> v = Num(j, key);
+  if (!v) return std::nullopt;
+  if (!(*v >= lo && *v <= hi)) {
+    if (error.ok()) {
+      error = InvalidInput(fmt::format("{}.{}: {} does not fit (expected {} to {})", where, key,
+                                       j[key].dump(), lo, hi));
+    }
+    return std::nullopt;
+  }
+  return v;
+}
+
 // An index-like integer field; -1 when absent, fractional or out of range (hostile input must not
 // reach a float-to-int conversion that overflows).
 int Index(const json& j, const char* key) {
@@ -82,25 +99,31 @@ FleetGpu GpuIdentity(const json& g) {
 
 // A check report: versions, GPUs with their link state, non-ok findings, and one sample per GPU
 // of the corrected ECC count and the throttle reasons.
-void ExtractCheck(const json& doc, FleetReportFile& r) {
+Status ExtractCheck(const json& doc, FleetReportFile& r) {
+  Status error;
   const json& src = doc.contains("gpu_source") ? doc["gpu_source"] : json::object();
   r.driver_version = Str(src, "driver_version");
   r.cuda_version = Str(src, "cuda_version");
   if (doc.contains("gpus") && doc["gpus"].is_array()) {
-    for (const json& g : doc["gpus"]) {
+    for (size_t i = 0; i < doc["gpus"].size(); ++i) {
+      const json& g = doc["gpus"][i];
       FleetGpu gpu = GpuIdentity(g);
+      const std::string where = fmt::format("gpus[{}]", i);
+      // PCIe generations 1..64 and widths 0..64 lanes leave room for future links; a value
+      // beyond is not a measurement.
       if (g.contains("pcie")) {
         const json& p = g["pcie"];
-        gpu.pcie_gen = Num(p, "gen");
-        gpu.pcie_gen_max = Num(p, "gen_max");
-        gpu.pcie_width = Num(p, "width");
-        gpu.pcie_width_max = Num(p, "width_max");
+        gpu.pcie_gen = RangedNum(p, "gen", 0, 64, where + ".pcie", error);
+        gpu.pcie_gen_max = RangedNum(p, "gen_max", 0, 64, where + ".pcie", error);
+        gpu.pcie_width = RangedNum(p, "width", 0, 64, where + ".pcie", error);
+        gpu.pcie_width_max = RangedNum(p, "width_max", 0, 64, where + ".pcie", error);
       }
-      if (auto u = Num(g, "gpu_util_pct")) gpu.utilization = *u / 100;
+      if (auto u = RangedNum(g, "gpu_util_pct", 0, 100, where, error)) gpu.utilization = *u / 100;
       r.gpus.push_back(std::move(gpu));
     }
   }
-  if (!doc.contains("findings") || !doc["findings"].is_array()) return;
+  if (!error.ok()) return error;
+  if (!doc.contains("findings") || !doc["findings"].is_array()) return Status::Ok();
   for (const json& f : doc["findings"]) {
     const std::string id = Str(f, "id");
     const std::optional<Severity> sev = ParseSeverity(Str(f, "severity"));
@@ -110,10 +133,21 @@ void ExtractCheck(const json& doc, FleetReportFile& r) {
     FleetGpu* g = GpuByIndex(r.gpus, GpuIndexOf(Str(f, "subject")));
     if (!g) continue;
     if (id == "ecc.volatile_dbe") {
-      if (auto v = EvidenceValue(f, "uncorrected_volatile")) g->ecc_uncorrected = ParseDouble(*v);
+      if (auto v = EvidenceValue(f, "uncorrected_volatile")) {
+        g->ecc_uncorrected = ParseDouble(*v);
+        // An ECC count is a non-negative integer below 2^64.
+        if (g->ecc_uncorrected && !(*g->ecc_uncorrected >= 0 && *g->ecc_uncorrected < 1.9e19)) {
+          return InvalidInput(fmt::format("{}: uncorrected_volatile {} does not fit", id, *v));
+        }
+      }
     } else if (id == "ecc.volatile_sbe") {
       if (auto v = EvidenceValue(f, "corrected_volatile")) {
-        if (auto n = ParseDouble(*v)) g->ecc_corrected = {{r.time, *n}};
+        if (auto n = ParseDouble(*v)) {
+          if (!(*n >= 0 && *n < 1.9e19)) {
+            return InvalidInput(fmt::format("{}: corrected_volatile {} does not fit", id, *v));
+          }
+          g->ecc_corrected = {{r.time, *n}};
+        }
       }
     } else if (StartsWith(id, "throttle.") && g->thermal_active.empty()) {
       auto bits_text = EvidenceValue(f, "clock_event_reasons");
@@ -125,6 +159,7 @@ void ExtractCheck(const json& doc, FleetReportFile& r) {
       g->power_active = {{r.time, (bits & kPowerBits) ? 1.0 : 0.0}};
     }
   }
+  return Status::Ok();
 }
 
 // The fleet's range for a GPU index read from a bench report: a JSON integer beyond it (or
@@ -200,6 +235,11 @@ Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::strin
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     return InvalidInput(fmt::format("not JSON (byte {})", e.byte));
+  } catch (const json::out_of_range& e) {
+    // 1e999999: the parser refuses a number no double holds; this report is skipped.
+    return InvalidInput(fmt::format(
+        "a number does not fit: {}",
+        std::string(std::string_view(e.what()).substr(std::string_view(e.what()).find("] ") + 2))));
   }
   const std::string schema = Str(doc, "schema");
   if (schema == "gpuvet.check/v1") {
@@ -218,7 +258,7 @@ Result<FleetReportFile> ParseFleetReport(std::string_view text, const std::strin
   if (r.kind == FleetReportFile::Kind::kCheck) {
     r.host = doc.contains("host") ? Str(doc["host"], "hostname") : "";
     if (r.host.empty()) return InvalidInput("check report without host.hostname");
-    ExtractCheck(doc, r);
+    if (Status st = ExtractCheck(doc, r); !st.ok()) return st;
   } else {
     if (doc.contains("host")) r.host = Str(doc["host"], "hostname");  // future bench reports
     if (Status st = ExtractBench(doc, r); !st.ok()) return st;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/bench_document.h"
 #include "testing/temp_tree.h"
 
 namespace gpuvet {
@@ -125,6 +126,39 @@ TEST(FleetReportsTest, HostileNumbersAreIgnored) {
   ASSERT_EQ(r->bench.size(), 1u);
   EXPECT_EQ(r->bench[0].gpu, -1);
   EXPECT_EQ(r->bench[0].peer, -1);
+}
+
+// Issue 16: a number that does not fit made the whole audit an internal error; now only that
+// report is skipped, with a message naming the field.
+TEST(FleetReportsTest, NumbersThatDoNotFitMakeTheReportInvalid) {
+  const std::string good = CheckReport("n1", "2026-01-01T00:00:00Z", 5);
+  ASSERT_TRUE(ParseFleetReport(good, "f").ok());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    std::string s = good;
+    size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return s.replace(at, from.size(), to);
+  };
+  auto overflow = ParseFleetReport(replace("\"width\":16", "\"width\":1e999999"), "f");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.status().message(),
+            "a number does not fit: number overflow parsing '1e999999'");
+  auto digits =
+      ParseFleetReport(replace("\"width\":16", "\"width\":123456789012345678901234567890"), "f");
+  ASSERT_FALSE(digits.ok());
+  EXPECT_EQ(digits.status().message(),
+            "gpus[0].pcie.width: 1.2345678901234568e+29 does not fit (expected 0 to 64)");
+  auto util = ParseFleetReport(replace("\"gpu_util_pct\":97", "\"gpu_util_pct\":-1e300"), "f");
+  ASSERT_FALSE(util.ok());
+  EXPECT_NE(util.status().message().find("gpus[0].gpu_util_pct: -1e+300 does not fit"),
+            std::string::npos)
+      << util.status().message();
+  auto sbe = ParseFleetReport(replace("\"value\":\"5\"", "\"value\":\"1e40\""), "f");
+  ASSERT_FALSE(sbe.ok());
+  EXPECT_EQ(sbe.status().message(), "ecc.volatile_sbe: corrected_volatile 1e40 does not fit");
+  auto doc = ReadBenchDocument(std::string_view("{\"schema\": 1e999999}"));
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.status().message().find("does not fit"), std::string::npos);
 }
 
 TEST(FleetReportsTest, MissingDirectory) {

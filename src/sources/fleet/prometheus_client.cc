@@ -41,6 +41,11 @@ Result<std::vector<PromSeries>> ParsePromResponse(std::string_view body) {
     doc = json::parse(body);
   } catch (const json::parse_error& e) {
     return InvalidInput(fmt::format("answer is not JSON (byte {})", e.byte));
+  } catch (const json::out_of_range& e) {
+    // 1e999999: the parser refuses a number no double holds.
+    return InvalidInput(fmt::format(
+        "answer holds a number that does not fit: {}",
+        std::string(std::string_view(e.what()).substr(std::string_view(e.what()).find("] ") + 2))));
   }
   if (!doc.is_object() || !doc.contains("status") || !doc["status"].is_string()) {
     return InvalidInput("answer has no \"status\"");

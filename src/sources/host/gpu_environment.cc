@@ -9,6 +9,7 @@
 
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/utf8.h"
 
 extern char** environ;
 
@@ -58,7 +59,7 @@ Result<std::map<std::string, std::string>> ParseEnvironment(std::string_view tex
       size_t eq = rec.find('=');
       if (eq == std::string_view::npos) continue;
       std::string_view key = rec.substr(0, eq);
-      if (Wanted(key)) out[std::string(key)] = std::string(rec.substr(eq + 1));
+      if (Wanted(key)) out[std::string(key)] = MakeValidUtf8(rec.substr(eq + 1));
     }
     return out;
   }
@@ -73,10 +74,11 @@ Result<std::map<std::string, std::string>> ParseEnvironment(std::string_view tex
     std::string_view key = eq == std::string_view::npos ? t : t.substr(0, eq);
     if (!ValidName(key)) {
       return InvalidInput(fmt::format("{}:{}: '{}' is not a KEY=VALUE line", shown_path, line_no,
-                                      std::string(t.substr(0, 60))));
+                                      MakeValidUtf8(t.substr(0, 60))));
     }
     if (eq == std::string_view::npos) continue;  // docker: take KEY from the caller's environment
-    if (Wanted(key)) out[std::string(key)] = Unquote(t.substr(eq + 1));
+    // Values are quoted in findings: invalid UTF-8 becomes U+FFFD (util/utf8.h).
+    if (Wanted(key)) out[std::string(key)] = MakeValidUtf8(Unquote(t.substr(eq + 1)));
   }
   return out;
 }

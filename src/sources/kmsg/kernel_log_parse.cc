@@ -13,6 +13,7 @@
 #include "sources/kmsg/kernel_log_scan.h"
 #include "sources/kmsg/kernel_log_time.h"
 #include "util/strings.h"
+#include "util/utf8.h"
 
 namespace gpuvet {
 namespace kernel_log_internal {
@@ -185,6 +186,10 @@ std::vector<KernelLogRecord> ParseKernelLogWithFormat(std::string_view text,
     KernelLogRecord rec;
     if (auto format = ParseLine(line, rec)) {
       if (*format != KernelLogFormat::kUnknown) ++counts[*format];
+      // Real logs carry stray bytes (a process name, a driver's binary dump): data to keep and
+      // quote, made valid UTF-8 here so every renderer can quote it.
+      SanitizeUtf8(rec.text);
+      SanitizeUtf8(rec.time);
       out.push_back(std::move(rec));
     }
   });

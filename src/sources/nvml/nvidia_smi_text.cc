@@ -22,6 +22,7 @@
 #include "sources/nvml/nvidia_smi_xml_values.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/utf8.h"
 
 namespace gpuvet {
 namespace {
@@ -185,35 +186,6 @@ std::string_view StripDeprecation(std::string_view value) {
   return value;
 }
 
-// Replaces bytes that are not valid UTF-8 with U+FFFD, so a mangled process name cannot make the
-// JSON report unrenderable.
-std::string ValidUtf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80           ? 1
-                 : (c >> 5) == 0x6  ? 2
-                 : (c >> 4) == 0xE  ? 3
-                 : (c >> 3) == 0x1E ? 4
-                                    : 0;
-    bool ok = len > 0 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k) {
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    }
-    if (ok && len == 2) ok = c >= 0xC2;  // no overlong forms
-    if (ok) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
-}
-
 // Finds or creates the element at `path` ("temperature/gpu_temp") below `base`.
 pugi::xml_node Ensure(pugi::xml_node base, std::string_view path) {
   pugi::xml_node node = base;
@@ -369,13 +341,13 @@ class DocumentBuilder {
     pugi::xml_node node = Ensure(base, path);
     if (node.first_child().type() == pugi::node_pcdata && !replace) return;
     if (node.first_child().type() == pugi::node_pcdata) node.remove_child(node.first_child());
-    std::string value = ValidUtf8(StripDeprecation(*line.value));
+    std::string value = MakeValidUtf8(StripDeprecation(*line.value));
     node.prepend_child(pugi::node_pcdata).set_value(value.c_str());
     std::vector<std::string> labels;
     for (size_t i = gpu_ && stack_.size() > 1 ? 1 : 0; i < stack_.size(); ++i) {
       labels.push_back(stack_[i].label);  // without the "GPU 0000..." line
     }
-    std::string src = ValidUtf8(fmt::format("line {} '{}'", number, Join(labels, " > ")));
+    std::string src = MakeValidUtf8(fmt::format("line {} '{}'", number, Join(labels, " > ")));
     if (pugi::xml_attribute a = node.attribute("gpuvet_src")) {
       a.set_value(src.c_str());
     } else {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdint>
 #include <iterator>
@@ -20,6 +21,7 @@
 #include "sources/nvml/nvidia_smi_xml_values.h"
 #include "util/file.h"
 #include "util/strings.h"
+#include "util/utf8.h"
 
 namespace gpuvet {
 namespace {
@@ -298,6 +300,90 @@ GpuInventory ReadSmiLog(pugi::xml_node root, std::string origin) {
 
 }  // namespace smi_xml_internal
 
+namespace {
+
+// What pugixml's parse_default lets through that XML 1.0 forbids, as "at byte N (line L): what",
+// or nullopt: a control character (XML 1.0 "Char": only tab, CR and LF below 0x20), an '&' that
+// starts no entity or character reference, text or a second element after the root element.
+// Comments, CDATA sections and processing instructions are skipped when scanning for '&'.
+std::optional<std::string> NotWellFormed(std::string_view xml, const pugi::xml_document& doc) {
+  auto at = [&](size_t offset, const std::string& what) {
+    return fmt::format("at byte {} (line {}): {}", offset, LineOf(xml, offset), what);
+  };
+  for (size_t i = 0; i < xml.size(); ++i) {
+    const auto c = static_cast<unsigned char>(xml[i]);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      return at(i, fmt::format("control character 0x{:02x} is not allowed in XML", c));
+    }
+    if (c == '<') {
+      for (auto [open, close] : {std::pair<std::string_view, std::string_view>{"<!--", "-->"},
+                                 {"<![CDATA[", "]]>"},
+                                 {"<?", "?>"}}) {
+        if (xml.substr(i, open.size()) == open) {
+          size_t end = xml.find(close, i + open.size());
+          if (end == std::string_view::npos) return at(i, "unterminated " + std::string(open));
+          i = end + close.size() - 1;
+          break;
+        }
+      }
+    } else if (c == '&') {
+      size_t semi = xml.find(';', i);
+      std::string_view ref = xml.substr(i + 1, semi == std::string_view::npos ? 0 : semi - i - 1);
+      bool known = ref == "amp" || ref == "lt" || ref == "gt" || ref == "quot" || ref == "apos";
+      if (!known && ref.size() >= 2 && ref.size() <= 8 && ref[0] == '#') {
+        const bool hex = ref[1] == 'x';
+        known = ref.size() > (hex ? 2u : 1u);
+        for (char d : ref.substr(hex ? 2 : 1)) {
+          known = known && (hex ? std::isxdigit(static_cast<unsigned char>(d)) != 0
+                                : std::isdigit(static_cast<unsigned char>(d)) != 0);
+        }
+      }
+      if (!known) return at(i, "'&' starts no entity or character reference (write &amp;)");
+    }
+  }
+  int elements = 0;
+  for (pugi::xml_node n = doc.first_child(); n; n = n.next_sibling()) {
+    const size_t offset = n.offset_debug() < 0 ? 0 : static_cast<size_t>(n.offset_debug());
+    if (n.type() == pugi::node_element && ++elements > 1) {
+      return at(offset,
+                fmt::format("a second top-level element <{}> after the root element", n.name()));
+    }
+    if (n.type() == pugi::node_pcdata && !Trim(n.value()).empty()) {
+      return at(offset, "text outside the root element");
+    }
+  }
+  // pugixml drops text after the last element without a word: only white space may follow it.
+  const size_t last = xml.rfind('>');
+  if (last != std::string_view::npos) {
+    for (size_t i = last + 1; i < xml.size(); ++i) {
+      if (xml[i] != ' ' && xml[i] != '\t' && xml[i] != '\r' && xml[i] != '\n') {
+        return at(i, "text outside the root element");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Product names, serials and notes are quoted in findings: every text and attribute value with
+// invalid UTF-8 is rewritten in the parsed document (util/utf8.h), after parsing, so the byte
+// offsets of parse errors still point into the file as it is.
+void MakeTextValidUtf8(pugi::xml_document& doc) {
+  // pugixml's traverse() walks without recursion, so a deeply nested capture cannot exhaust the
+  // stack here.
+  struct Walker : pugi::xml_tree_walker {
+    bool for_each(pugi::xml_node& n) override {
+      if (!IsValidUtf8(n.value())) n.set_value(MakeValidUtf8(n.value()).c_str());
+      for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
+        if (!IsValidUtf8(a.value())) a.set_value(MakeValidUtf8(a.value()).c_str());
+      }
+      return true;
+    }
+  } walker;
+  doc.traverse(walker);
+}
+
+}  // namespace
+
 Result<GpuInventory> ParseNvidiaSmiXml(std::string_view xml, std::string_view origin) {
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size(), pugi::parse_default);
@@ -310,6 +396,12 @@ Result<GpuInventory> ParseNvidiaSmiXml(std::string_view xml, std::string_view or
                                     origin, offset, LineOf(xml, offset), parsed.description(),
                                     hint));
   }
+  // pugixml accepts some documents that are not well-formed XML; a capture cut and pasted
+  // together, or damaged in transit, must not be read as data.
+  if (std::optional<std::string> bad = NotWellFormed(xml, doc)) {
+    return InvalidInput(fmt::format("{}: malformed nvidia-smi XML {}", origin, *bad));
+  }
+  MakeTextValidUtf8(doc);
   pugi::xml_node root = doc.document_element();
   if (std::string_view(root.name()) != "nvidia_smi_log") {
     size_t offset = root.offset_debug() < 0 ? 0 : static_cast<size_t>(root.offset_debug());

@@ -270,6 +270,48 @@ TEST(NvidiaSmiXmlTest, MalformedInputs) {
   EXPECT_NE(wrong.status().message().find("line 2"), std::string::npos) << wrong.status().message();
 }
 
+// Issue 16: pugixml accepts some documents that are not well-formed; a damaged capture must be
+// an input error with its offset, never read as data.
+TEST(NvidiaSmiXmlTest, NotWellFormedIsAnErrorWithItsOffset) {
+  const std::string ok =
+      "<nvidia_smi_log><driver_version>550.90.07</driver_version></nvidia_smi_log>";
+  ASSERT_TRUE(ParseNvidiaSmiXml(ok, "ok.xml").ok());
+  struct Case {
+    std::string xml, message;
+  };
+  const Case cases[] = {
+      {ok + " tail", "text outside the root element"},
+      {ok + "\n<nvidia_smi_log/>", "(line 2): a second top-level element <nvidia_smi_log>"},
+      {"<nvidia_smi_log><product_name>A & B</product_name></nvidia_smi_log>",
+       "at byte 32 (line 1): '&' starts no entity or character reference"},
+      {"<nvidia_smi_log><product_name>A\x02</product_name></nvidia_smi_log>",
+       "at byte 31 (line 1): control character 0x02"},
+      {"<nvidia_smi_log><!-- cut", "bad.xml: malformed nvidia-smi XML at byte"},
+  };
+  for (const Case& c : cases) {
+    Result<GpuInventory> inv = ParseNvidiaSmiXml(c.xml, "bad.xml");
+    ASSERT_FALSE(inv.ok()) << c.xml;
+    EXPECT_NE(inv.status().message().find(c.message), std::string::npos) << inv.status().message();
+  }
+  // What well-formed XML allows stays accepted: references, comments, CDATA, a prolog.
+  const std::string fine =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n"
+      "<nvidia_smi_log><!-- a & b --><product_name>A &amp; B &#38; "
+      "&#x26;<![CDATA[&]]></product_name>"
+      "</nvidia_smi_log>\n";
+  Result<GpuInventory> inv = ParseNvidiaSmiXml(fine, "fine.xml");
+  EXPECT_TRUE(inv.ok()) << inv.status().message();
+}
+
+TEST(NvidiaSmiXmlTest, TextThatIsNotUtf8BecomesReplacementCharacters) {
+  Result<GpuInventory> inv = ParseNvidiaSmiXml(
+      Capture("<gpu id=\"00000000:18:00.0\"><product_name>\xff\xc0 H100</product_name></gpu>\n"),
+      "t.xml");
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  ASSERT_EQ(inv->gpus.size(), 1u);
+  EXPECT_EQ(inv->gpus[0].name, "\xEF\xBF\xBD\xEF\xBF\xBD H100");
+}
+
 TEST(NvidiaSmiXmlTest, MissingFileIsNotFound) {
   Result<GpuInventory> inv = LoadNvidiaSmiXml("/nonexistent/gpuvet/capture.xml");
   ASSERT_FALSE(inv.ok());

@@ -480,6 +480,11 @@ Result<Scenario> ParseScenario(std::string_view text, std::string_view origin) {
   } catch (const json::parse_error& e) {
     // e.what() carries line and column; e.byte is the 1-based offset.
     return InvalidInput(fmt::format("{}: not valid JSON (byte {}): {}", origin, e.byte, e.what()));
+  } catch (const json::out_of_range& e) {
+    // 1e999999: the parser refuses a number no double holds.
+    return InvalidInput(fmt::format(
+        "{}: a number does not fit: {}", origin,
+        std::string(std::string_view(e.what()).substr(std::string_view(e.what()).find("] ") + 2))));
   }
   Scenario scenario;
   if (Status s = Parser(origin).Top(j, &scenario); !s.ok()) return s;

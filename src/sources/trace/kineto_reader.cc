@@ -40,7 +40,10 @@ bool IsGpuOp(KinetoCategory c) {
 class KinetoParser {
  public:
   KinetoParser(ChunkSource* source, std::string_view origin)
-      : origin_(origin), js_(source, std::string(origin)), builder_(&trace_, std::string(origin)) {
+      : origin_(origin),
+        source_(source),
+        js_(source, std::string(origin)),
+        builder_(&trace_, std::string(origin)) {
     trace_.source = std::string(origin);
   }
 
@@ -351,11 +354,14 @@ class KinetoParser {
 
   Result<RankTrace> Finish() {
     builder_.Finish();
+    // Trailing bytes after gzip data: the events are read, but the file is not only the trace.
+    if (std::string notice = source_->notice(); !notice.empty()) AddWarning(StripOrigin(notice));
     trace_.input_bytes = js_.bytes_received();
     return std::move(trace_);
   }
 
   std::string origin_;
+  ChunkSource* source_;  // not owned
   JsonStream js_;
   RankTrace trace_;
   KinetoTraceBuilder builder_;

@@ -669,6 +669,24 @@ TEST(KinetoReaderTest, ReadsPlainAndGzipFilesInSmallChunks) {
   std::remove(gz.c_str());
 }
 
+// Issue 16: gzip data followed by junk was read as a complete trace without a word.
+TEST(KinetoReaderTest, JunkAfterGzipDataIsAWarningWithItsOffset) {
+  std::string doc = BigTrace(2000);
+  std::string compressed = Gzip(doc);
+  std::string path = TempPath("kineto_junk.json.gz");
+  WriteFile(path, compressed + "PK\x03\x04 not gzip at all");
+  Result<RankTrace> r = ReadKinetoTrace(path, KinetoOptions{.chunk_bytes = 4096});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->truncated);
+  EXPECT_EQ(r->gpu_ops.size(), 2000u);
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_EQ(r->warnings[0], path +
+                                ": ignored 20 byte(s) after the end of the gzip data at "
+                                "compressed byte " +
+                                std::to_string(compressed.size()) + " (not another gzip member)");
+  std::remove(path.c_str());
+}
+
 TEST(KinetoReaderTest, TruncatedAndCorruptGzipFiles) {
   std::string doc = BigTrace(20000);
   std::string compressed = Gzip(doc);

@@ -1,0 +1,26 @@
+// Fuzz target: one fleet report (a gpuvet check or bench JSON document) through the report
+// reader, the fleet audit and both renderers.
+#include <cstddef>
+#include <cstdint>
+
+#include "core/policy.h"
+#include "fuzz_support.h"
+#include "output/fleet_json.h"
+#include "output/fleet_text.h"
+#include "rules/fleet/fleet_audit.h"
+#include "sources/fleet/fleet_reports.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace gpuvet;
+  Result<FleetReportFile> r = ParseFleetReport(fuzz::AsText(data, size), "fuzz.json");
+  if (!r.ok()) return 0;
+  std::vector<FleetReportFile> reports;
+  reports.push_back(std::move(r).value());
+  // --now 2025-01-18T00:00:00Z and a 7-day window, as the fleet fixtures use.
+  FleetInput input = BuildFleetFromReports(std::move(reports), 1737158400, 7 * 86400);
+  static const Policy policy;
+  FleetReport report = AuditFleet(input, policy);
+  RenderFleetJson(report, 0);
+  RenderFleetText(report, false);
+  return 0;
+}
