@@ -94,13 +94,13 @@ TEST(FeedingCycleTest, SilentOnFlatRandomAndIrregularSeries) {
   RecordingBuilder flat(1);
   flat.Add(300, [](Sample& s, int) { SetGpus(s, 30); });
   EXPECT_FALSE(CycleOf(flat.Build()).has_value());
-  for (unsigned seed = 1; seed <= 20; ++seed) {
+  for (unsigned seed = 1; seed <= 8; ++seed) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> u(0, 100);
     RecordingBuilder noise(1), binary(1), jitter(1);
-    noise.Add(600, [&](Sample& s, int) { SetGpus(s, u(rng)); });
-    binary.Add(600, [&](Sample& s, int) { SetGpus(s, rng() % 2 ? 95 : 2); });
-    jitter.Add(600, [&](Sample& s, int) { SetGpus(s, 50 + u(rng) / 10); });
+    noise.Add(400, [&](Sample& s, int) { SetGpus(s, u(rng)); });
+    binary.Add(400, [&](Sample& s, int) { SetGpus(s, rng() % 2 ? 95 : 2); });
+    jitter.Add(400, [&](Sample& s, int) { SetGpus(s, 50 + u(rng) / 10); });
     EXPECT_FALSE(CycleOf(noise.Build()).has_value()) << "uniform noise, seed " << seed;
     EXPECT_FALSE(CycleOf(binary.Build()).has_value()) << "random on/off, seed " << seed;
     EXPECT_FALSE(CycleOf(jitter.Build()).has_value()) << "flat with jitter, seed " << seed;
