@@ -64,6 +64,33 @@ struct PeriodicStall {
   bool write_burst = false;
 };
 
+// GPU activity alternating between busy bursts and idle gaps at a short fixed period, found from
+// GPU activity alone: input that arrives in bursts (a loader that delivers a batch every few
+// seconds and the GPU that consumes it in part of that time).
+struct FeedingCycle {
+  double period_s = 0;             // mean start-to-start interval of the bursts
+  double burst_s = 0;              // median busy run
+  double duty_pct = 0;             // burst_s / period_s
+  int cycles = 0;                  // bursts counted
+  double regular_pct = 0;          // share of intervals within one sample of the period
+  double busy_level_pct = 0;       // mean activity inside the bursts
+  double idle_level_pct = 0;       // mean activity in the gaps
+  double first_s = 0, last_s = 0;  // start of the first and last counted burst
+  double share_pct = 0;            // idle time inside the cycles, of wall time
+};
+
+// One GPU of the workload unlike the others while they work (gpu_imbalance).
+struct GpuImbalance {
+  int gpu = 0;
+  Subcase kind = Subcase::kNone;  // idle_gpu, slow_gpu, hot_gpu, straggler
+  double value = 0;               // the GPU's figure (activity %, SM clock MHz, °C, slowdown %)
+  double others_median = 0;       // the median of the other workload GPUs
+  std::string unit;               // "%", "MHz", "C", "% of busy time"
+  double seconds = 0;             // time the comparison covers (the samples where most work)
+  double share_pct = 0;           // of wall time
+  std::optional<uint64_t> clock_event_reasons;  // the slow GPU's most frequent slowdown bits
+};
+
 // Memory that grows steadily: a host process's RSS or a GPU's memory in use.
 struct MemoryGrowth {
   std::string subject;  // "pid 4242 (python3)", "gpu0"
@@ -152,8 +179,10 @@ struct AnalyzeReport {
   std::vector<BottleneckLabel> labels;  // every label found, by share of wall time
   BottleneckLabel verdict;              // the whole run
   std::optional<PeriodicStall> periodic;
-  std::vector<MemoryGrowth> memory;   // growing memory only
-  std::vector<GpuThrottle> throttle;  // per workload GPU
+  std::optional<FeedingCycle> cycle;    // short feeding cycle (input bursts)
+  std::vector<GpuImbalance> imbalance;  // GPUs unlike the others, largest deviation first
+  std::vector<MemoryGrowth> memory;     // growing memory only
+  std::vector<GpuThrottle> throttle;    // per workload GPU
   EnergySummary energy;
   std::optional<UpgradeForecast> forecast;
 };

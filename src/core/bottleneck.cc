@@ -45,6 +45,17 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "the GPU span.",
      "Overlap communication with compute (bucketed all-reduce, FSDP prefetch), check the "
      "interconnect (`gpuvet explain trace.comm_bound`) and look for straggler ranks."},
+    {B::kCommBound, S::kNetwork, "comm_bound/network", "analyze", "GPUs waiting on the network",
+     "The GPUs idle while the workload's InfiniBand/RoCE ports run near their line rate or signal "
+     "congestion: the ranks wait for all-reduce traffic between nodes, not for data or the host.",
+     "GPU activity < 50 % with the busiest ACTIVE RDMA port (recorded by `gpuvet record`) at "
+     ">= 60 % of its rate in either direction, or >= 500 congestion notification packets (CNPs, "
+     "sent + handled) per second across the ports.",
+     "The job is bound by inter-node bandwidth: overlap communication with compute (bucketed "
+     "all-reduce, FSDP prefetch), cut what crosses the network (gradient compression, larger "
+     "per-node batches, hierarchical or tensor-parallel-within-node layouts), check that every "
+     "rail is used (`NCCL_IB_HCA`, one HCA per GPU) and, under congestion, the fabric's adaptive "
+     "routing and ECN/PFC settings."},
     {B::kComputeBound, S::kNone, "compute_bound", "analyze, trace", "GPU busy with compute",
      "The GPU is doing the work and nothing upstream waits: the job is limited by the GPU itself, "
      "which is where it should be. A counter-mode trace says so when most of the kernels' "
@@ -71,6 +82,45 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "The job runs on the CPU: check that it sees a GPU (CUDA_VISIBLE_DEVICES, container GPU "
      "runtime, device permissions), that the framework build has CUDA, and that the model is moved "
      "to the device; do not scale up."},
+    {B::kGpuImbalance, S::kNone, "gpu_imbalance", "analyze", "One GPU unlike the others",
+     "One GPU of the node behaves unlike the other GPUs of the workload while they work: it "
+     "idles, runs slower, hotter or more throttled, or is the one always busy. In synchronous "
+     "multi-GPU training every step waits for the slowest rank, so one GPU sets the pace of all.",
+     "Among >= 3 workload GPUs, over the samples where most of them are busy: one GPU's activity, "
+     "SM clock, temperature or slowdown share is far from the median of the others (thresholds "
+     "in the sub-cases).",
+     "Look at that GPU: `gpuvet check` for its throttle reasons, PCIe link and errors, its "
+     "cooling and power; in a data-parallel job check that the work is split evenly across "
+     "ranks."},
+    {B::kGpuImbalance, S::kHotGpu, "gpu_imbalance/hot_gpu", "analyze", "One GPU hotter",
+     "One GPU runs much hotter than the others under the same work: its cooling (fan, airflow, "
+     "heatsink, liquid loop) is worse. It has not lost clock yet, but it will throttle first.",
+     "Mean temperature while busy >= 10 C above the median of the other GPUs, SM clock within "
+     "10 % of theirs.",
+     "Check that GPU's airflow and cooling (blocked inlet, failed fan, liquid-loop flow) before "
+     "it throttles; compare its slot's inlet temperature."},
+    {B::kGpuImbalance, S::kIdleGpu, "gpu_imbalance/idle_gpu", "analyze",
+     "One GPU idle while the others work",
+     "One GPU of the workload stays idle while the others are busy: it was not given work (a "
+     "rank that died or waits, a wrong device mapping), or its process hangs.",
+     "Activity < 20 % while the median of the other GPUs is >= 50 %, for >= 10 % of the run.",
+     "Check which process should run on that GPU (`nvidia-smi`, the job's rank-to-device "
+     "mapping, CUDA_VISIBLE_DEVICES), whether that rank is alive, and its log."},
+    {B::kGpuImbalance, S::kSlowGpu, "gpu_imbalance/slow_gpu", "analyze", "One GPU clocked lower",
+     "One GPU runs at a lower SM clock than the others under the same work (power cap, thermal or "
+     "hardware slowdown, or a lower clock setting): every synchronous step waits for it.",
+     "Mean SM clock while busy >= 10 % below the median of the other GPUs, or slowdown reasons "
+     "active >= 30 points more of its busy time than theirs.",
+     "Fix that GPU's throttle cause (`gpuvet check`: thermal, power cap, HW slowdown, application "
+     "clocks), or exclude it from the job until it is repaired."},
+    {B::kGpuImbalance, S::kStraggler, "gpu_imbalance/straggler", "analyze",
+     "One GPU busier than the others",
+     "One GPU is busy while the others wait: in synchronous training the others idle in "
+     "collectives until the straggler finishes. It has more work (uneven shards, a rank that "
+     "also does logging or evaluation) or does it slower.",
+     "Activity >= 25 points above the median of the other GPUs while they are below 80 %.",
+     "Balance the work across ranks (even shards, move evaluation and logging off rank 0) and "
+     "check the straggler's clock and PCIe link."},
     {B::kHostCpuBound, S::kNone, "host_cpu_bound", "analyze, trace", "GPU waiting on the host CPU",
      "The GPU is starved because the host does not prepare or enqueue work fast enough: data "
      "loading, preprocessing, Python overhead or a CPU limit.",
@@ -194,6 +244,18 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "Median activity >= 50 % and >= 3 troughs below 50 % whose start-to-start intervals agree "
      "within 15 %, each shorter than half the period.",
      kPeriodicDecision},
+    {B::kPeriodicStall, S::kInputBursts, "periodic_stall/input_bursts", "analyze",
+     "Input arriving in bursts",
+     "GPU activity alternates between short busy bursts and idle gaps at a fixed period of a few "
+     "seconds: each batch arrives, the GPU consumes it quickly and waits for the next. The input "
+     "pipeline delivers in bursts (a loader with too few workers or no prefetch, synchronous "
+     "reads) and the GPU idles for the rest of each cycle.",
+     "GPU activity alone: >= 8 busy bursts whose start-to-start intervals stay within one sample "
+     "of their mean (a period of 2 to 60 samples), busy and idle levels >= 30 points apart, busy "
+     "share of each cycle < 80 %.",
+     "Overlap input with compute: more DataLoader workers, `prefetch_factor`, pinned memory and "
+     "non-blocking copies, asynchronous reads; record the job with `gpuvet record` to see whether "
+     "the CPU, storage or a single thread paces the bursts."},
     {B::kPeriodicStall, S::kWriteBurst, "periodic_stall/write_burst", "analyze",
      "Periodic stalls with disk writes",
      "The periodic stalls coincide with a burst of disk writes: the loop waits for a checkpoint "

@@ -31,8 +31,9 @@ enum class Bottleneck {
   kStartup,            // "startup"
   kUnsupportedDevice,  // "unsupported_device"
   kNoGpuActivity,      // "no_gpu_activity"
+  kGpuImbalance,       // "gpu_imbalance": one GPU of the node unlike the others
 };
-inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kNoGpuActivity) + 1;
+inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kGpuImbalance) + 1;
 
 // A sub-diagnosis of a label (the `detail` of a recording label); kNone when there is none.
 enum class Subcase {
@@ -51,8 +52,14 @@ enum class Subcase {
   kWriteBurst,          // periodic_stall/write_burst
   kHostRss,             // memory_leak/host_rss
   kGpuMemory,           // memory_leak/gpu_memory
+  kInputBursts,         // periodic_stall/input_bursts
+  kNetwork,             // comm_bound/network
+  kIdleGpu,             // gpu_imbalance/idle_gpu
+  kSlowGpu,             // gpu_imbalance/slow_gpu
+  kHotGpu,              // gpu_imbalance/hot_gpu
+  kStraggler,           // gpu_imbalance/straggler
 };
-inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kGpuMemory) + 1;
+inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kStraggler) + 1;
 
 // One row of the vocabulary: a label (subcase kNone) or one of its sub-cases.
 struct BottleneckInfo {

@@ -219,6 +219,44 @@ constexpr CatalogueEntry kCatalogue[] = {
      "Nothing to fix by itself. For PCIe, NVLink or GPU hardware findings, stop and start the "
      "instance (it moves to other hardware) or report them to the provider; on your own "
      "hypervisor run `gpuvet check` on the host."},
+    {"ib.gpu_nic_affinity", "ib", "GPU's nearest RDMA NIC on its own NUMA node",
+     "The RDMA device closest to this GPU over PCIe (the `nvidia-smi topo -m` relation, read from "
+     "the sysfs device paths) sits on the other CPU socket (SYS). GPUDirect RDMA between them "
+     "crosses the inter-socket link: on current two-socket servers that costs a large share of "
+     "the NIC's bandwidth and adds latency to every all-reduce step, and NCCL may fall back to "
+     "staging through host memory.",
+     "Run the GPU's ranks with a NIC of the same NUMA node: set `NCCL_IB_HCA` (or use the "
+     "topology file of the platform) so each GPU uses its local HCA, and bind the rank's CPUs and "
+     "memory to that node (`numactl`, Slurm `--gpu-bind`/`--cpu-bind`). If no NIC shares the "
+     "node, move the card to a slot on that socket; confirm with `nvidia-smi topo -m` and an "
+     "`ib_write_bw --use_cuda` run."},
+    {"ib.port_errors", "ib", "InfiniBand/RoCE port error counters",
+     "A port's error counters since the driver loaded exceed their budget (policy "
+     "`ib_*_max`, the infiniband-diags `ibcheckerrs` defaults): symbol errors and link recoveries "
+     "mean bit errors on a marginal cable, transceiver or port; link downs mean the link dropped "
+     "and retrained (jobs on it stall or fail); receive errors and discards mean packets were lost "
+     "or dropped for congestion. NCCL retransmits, so the job slows before it fails.",
+     "Watch whether the counter still grows (`perfquery` or a second `gpuvet check`); if it does, "
+     "reseat or replace the cable or transceiver on this port and the switch side "
+     "(`ibdiagnet` names the peer port), then clear the counters (`perfquery -R`). Discards alone "
+     "point at fabric congestion: check the switch's counters and the adaptive routing setup."},
+    {"ib.port_rate", "ib", "InfiniBand/RoCE port rate and width",
+     "An active port trained below the width its peers run (for example 2X of 4X: half its "
+     "bandwidth), below the policy's `ib_min_rate_gbps`, or at a lower speed than the node's other "
+     "ports of the same HCA type at the same width. Multi-node collectives run at the pace of the "
+     "slowest rail, so one slow port slows every rank's all-reduce.",
+     "Reseat or replace the cable or transceiver, check the switch port's configuration and its "
+     "error counters (`ibstat`, `ibportstate`, `mlxlink -d DEV` show the trained and supported "
+     "widths and speeds); the port retrains when the link is reset (`ibportstate ... reset`, or a "
+     "cable reseat)."},
+    {"ib.port_state", "ib", "InfiniBand/RoCE ports up",
+     "An RDMA port is not ACTIVE with its physical link up: DOWN (no cable, a dead transceiver, "
+     "the switch port disabled) while the same port of its peers is up, or INIT/ARMED with the "
+     "link up (InfiniBand: no subnet manager activated it). Traffic meant for this rail is missing "
+     "or moves to the others, and NCCL jobs that list this HCA fail to start or run slower.",
+     "Check the cable and the switch port (`ibstat`, `iblinkinfo`, the switch's port state); for "
+     "INIT/ARMED check that a subnet manager runs (`sminfo`) and sees this port. Drain the node "
+     "from multi-node jobs until the port is ACTIVE."},
     {"kernel.comm_lib_segfault", "kernel", "Crashes inside GPU communication libraries",
      "A process crashed (segfault, general protection fault) inside NCCL, the CUDA driver, an "
      "NVIDIA library, UCX, libfabric/EFA or the verbs stack. Common causes: mismatched NCCL and "

@@ -260,6 +260,51 @@ struct ContainerState {
   DeviceCgroupState device_cgroup;
 };
 
+// One port of an RDMA device (/sys/class/infiniband/DEV/ports/N): InfiniBand, or RoCE when the
+// link layer is Ethernet. Counters are cumulative since the driver loaded or they were reset.
+struct IbPort {
+  int port = 0;
+  Reading<std::string> link_layer;  // "InfiniBand" or "Ethernet" (RoCE)
+  Reading<std::string> state;       // "ACTIVE", "DOWN", "INIT", "ARMED" ("4: ACTIVE" in sysfs)
+  Reading<std::string> phys_state;  // "LinkUp", "Polling", "Disabled" ("5: LinkUp")
+  Reading<double> rate_gbps;        // "200 Gb/sec (4X HDR)" -> 200 (active width x speed)
+  Reading<int> width;               // the "4X" of the rate: active lanes
+  std::string speed_name;           // "HDR", "NDR", "EDR" … from the rate text, "" when absent
+  // Every numeric file of counters/ and hw_counters/ by name ("symbol_error", "np_cnp_sent").
+  // port_xmit_data and port_rcv_data are kept as sysfs has them: octets divided by 4.
+  std::map<std::string, uint64_t> counters;
+  std::vector<std::string> counter_errors;  // "counters/symbol_error: 'abc' is not a count"
+};
+
+// One RDMA device (an HCA such as mlx5_0) with its PCIe function and ports.
+struct IbDevice {
+  std::string name;      // "mlx5_0"
+  std::string hca_type;  // "MT4129" (ConnectX-7); "" when absent
+  std::string fw_ver;
+  std::string pci_address;   // "0000:17:00.0"; "" when device/ is not a PCI function
+  std::string sysfs_path;    // the function's real host path ("/sys/devices/pci0000:16/…")
+  Reading<PciFunction> pci;  // its PCIe link, NUMA node (Error with the reason when unreadable)
+  std::vector<std::string> net_devices;  // device/net/* ("ib0", "ens1f0np0")
+  std::vector<IbPort> ports;             // by port number
+};
+
+// How a GPU reaches its nearest RDMA device over PCIe, in `nvidia-smi topo -m` terms.
+struct GpuNicPath {
+  std::string gpu_address;  // "0000:18:00.0"
+  std::string nic;          // "mlx5_0"; "" when no RDMA device is known
+  // "PIX" (one PCIe switch between them), "PXB" (several bridges, no host bridge), "PHB" (the
+  // same host bridge / root complex), "NODE" (another root complex of the same NUMA node), "SYS"
+  // (across the inter-socket link); "?" when the NUMA node of one side is unknown.
+  std::string relation;
+  Reading<int> gpu_numa, nic_numa;
+  std::vector<std::string> same_numa_nics;  // RDMA devices on the GPU's NUMA node (any relation)
+};
+
+struct InfinibandState {
+  std::vector<IbDevice> devices;      // by name
+  std::vector<GpuNicPath> gpu_paths;  // per NVIDIA GPU function, by address
+};
+
 struct HostState {
   std::string hostname;
   std::string kernel_release;
@@ -278,6 +323,8 @@ struct HostState {
   KernelLogState kernel_log;
   ContainerState container;  // container, GPU visibility variables, device cgroup
   VirtualMachineState virtual_machine;
+  // /sys/class/infiniband: Unsupported when the host has no RDMA devices (no directory).
+  Reading<InfinibandState> infiniband;
 };
 
 }  // namespace gpuvet

@@ -167,6 +167,17 @@ class PolicyReader {
         {"nvlink_crc_max", [&](int64_t v) { th.nvlink_crc_max = uint64_t(v); }, 0, INT64_MAX},
         {"nvlink_recovery_max", [&](int64_t v) { th.nvlink_recovery_max = uint64_t(v); }, 0,
          INT64_MAX},
+        {"ib_symbol_error_max", [&](int64_t v) { th.ib_symbol_error_max = uint64_t(v); }, 0,
+         INT64_MAX},
+        {"ib_link_downed_max", [&](int64_t v) { th.ib_link_downed_max = uint64_t(v); }, 0,
+         INT64_MAX},
+        {"ib_link_error_recovery_max",
+         [&](int64_t v) { th.ib_link_error_recovery_max = uint64_t(v); }, 0, INT64_MAX},
+        {"ib_rcv_errors_max", [&](int64_t v) { th.ib_rcv_errors_max = uint64_t(v); }, 0, INT64_MAX},
+        {"ib_rcv_remote_physical_errors_max",
+         [&](int64_t v) { th.ib_rcv_remote_physical_errors_max = uint64_t(v); }, 0, INT64_MAX},
+        {"ib_xmit_discards_max", [&](int64_t v) { th.ib_xmit_discards_max = uint64_t(v); }, 0,
+         INT64_MAX},
     };
     const NumKey nums[] = {
         {"power_limit_min_ratio", &th.power_limit_min_ratio, 0, 1},
@@ -179,6 +190,7 @@ class PolicyReader {
         {"psi_memory_full_warn_pct", &th.psi_memory_full_warn_pct, 0, 100},
         {"psi_io_full_warn_pct", &th.psi_io_full_warn_pct, 0, 100},
         {"psi_cpu_some_warn_pct", &th.psi_cpu_some_warn_pct, 0, 100},
+        {"ib_min_rate_gbps", &th.ib_min_rate_gbps, 0, 1e5},
     };
     for (auto&& [key, node] : t) {
       bool known = false;

@@ -51,6 +51,19 @@ struct Thresholds {
   double psi_memory_full_warn_pct = 5;
   double psi_io_full_warn_pct = 10;
   double psi_cpu_some_warn_pct = 40;
+  // ib.port_errors: budgets per InfiniBand/RoCE port counter since the driver loaded, the
+  // infiniband-diags `ibcheckerrs` defaults: 10 for symbol errors, link recoveries, link downs,
+  // receive errors (with local link integrity and buffer overrun errors), 100 for remote
+  // physical receive errors and transmit discards.
+  uint64_t ib_symbol_error_max = 10;
+  uint64_t ib_link_downed_max = 10;
+  uint64_t ib_link_error_recovery_max = 10;
+  uint64_t ib_rcv_errors_max = 10;
+  uint64_t ib_rcv_remote_physical_errors_max = 100;
+  uint64_t ib_xmit_discards_max = 100;
+  // ib.port_rate: an active port below this rate (Gb/s) fails; 0 = judge against the node's
+  // other ports of the same HCA type only.
+  double ib_min_rate_gbps = 0;
 };
 
 // [bench]: how `gpuvet bench` judges its figures (rules/bench_rules.cc, docs/policy.md).

@@ -97,6 +97,23 @@ struct NetSample {
   double tx_bytes_per_s = 0;
 };
 
+// One RDMA port over the interval: InfiniBand, or RoCE when the link layer is Ethernet
+// (/sys/class/infiniband/DEV/ports/N). Data rates come from port_rcv_data / port_xmit_data, which
+// count octets divided by 4 (kernel Documentation/ABI/stable/sysfs-class-infiniband); the state
+// and rate are as read at the sample, so a link that retrains mid-run shows. A port whose data
+// counters could not be read in both reads of an interval is left out of that sample.
+struct IbPortSample {
+  std::string port;        // "mlx5_0/1"
+  std::string link_layer;  // "InfiniBand", "Ethernet"; "" unknown
+  double rate_gbps = 0;    // the port's active rate; 0 unknown
+  bool active = false;     // state ACTIVE
+  double rx_bytes_per_s = 0;
+  double tx_bytes_per_s = 0;
+  std::optional<double> xmit_wait_per_s;  // port_xmit_wait ticks (data queued, none sent) per s
+  std::optional<double> cnp_per_s;        // np_cnp_sent + rp_cnp_handled per s (RoCE congestion)
+  std::optional<double> errors_per_s;     // symbol, receive, link-down and link-recovery errors
+};
+
 struct HostSample {
   // Shares of all CPUs' time over the interval, percent (0–100).
   std::optional<double> cpu_user_pct, cpu_system_pct, cpu_iowait_pct, cpu_steal_pct, cpu_idle_pct;
@@ -110,6 +127,7 @@ struct HostSample {
   std::optional<double> major_faults_per_s;
   std::vector<DiskSample> disks;
   std::vector<NetSample> nets;
+  std::vector<IbPortSample> ib_ports;  // RDMA ports (table ib_samples, docs/recording.md)
 };
 
 struct ThreadSample {

@@ -58,6 +58,36 @@ json PeriodicJson(const std::optional<PeriodicStall>& p) {
           {"write_burst", p->write_burst}};
 }
 
+json CycleJson(const std::optional<FeedingCycle>& c) {
+  if (!c) return nullptr;
+  return {{"period_s", R2(c->period_s)},
+          {"burst_s", R2(c->burst_s)},
+          {"duty_pct", R2(c->duty_pct)},
+          {"cycles", c->cycles},
+          {"regular_pct", R2(c->regular_pct)},
+          {"busy_level_pct", R2(c->busy_level_pct)},
+          {"idle_level_pct", R2(c->idle_level_pct)},
+          {"first_s", R2(c->first_s)},
+          {"last_s", R2(c->last_s)},
+          {"share_pct", R2(c->share_pct)}};
+}
+
+json ImbalanceJson(const std::vector<GpuImbalance>& v) {
+  json out = json::array();
+  for (const GpuImbalance& g : v) {
+    json x = {{"gpu", g.gpu},
+              {"kind", std::string(SubcaseName(g.kind))},
+              {"value", R2(g.value)},
+              {"others_median", R2(g.others_median)},
+              {"unit", g.unit},
+              {"seconds", R2(g.seconds)},
+              {"share_pct", R2(g.share_pct)}};
+    if (g.clock_event_reasons) x["clock_event_reasons"] = *g.clock_event_reasons;
+    out.push_back(x);
+  }
+  return out;
+}
+
 json MemoryJson(const std::vector<MemoryGrowth>& v) {
   json out = json::array();
   for (const MemoryGrowth& g : v) {
@@ -158,6 +188,8 @@ std::string RenderAnalyzeJson(const AnalyzeReport& r) {
   j["labels"] = labels;
   j["verdict"] = LabelJson(r.verdict);
   j["periodic_stall"] = PeriodicJson(r.periodic);
+  j["feeding_cycle"] = CycleJson(r.cycle);
+  j["gpu_imbalance"] = ImbalanceJson(r.imbalance);
   j["memory_growth"] = MemoryJson(r.memory);
   j["throttle"] = ThrottleJson(r.throttle);
   j["energy"] = EnergyJson(r.energy);

@@ -105,6 +105,24 @@ std::string Details(const AnalyzeReport& r) {
         p.write_bytes_per_s_during / 1e6, p.write_bytes_per_s_outside / 1e6,
         p.write_burst ? " (write burst)" : "");
   }
+  if (r.cycle) {
+    const FeedingCycle& c = *r.cycle;
+    out += fmt::format(
+        "feeding cycle: input arrives in bursts every {}; busy {} of each cycle ({:.0f} % duty "
+        "cycle, activity {:.0f} % vs {:.0f} % between bursts), {} cycles {}-{}, idle {:.1f} % of "
+        "wall time\n",
+        Dur(c.period_s), Dur(c.burst_s), c.duty_pct, c.busy_level_pct, c.idle_level_pct, c.cycles,
+        Clock(c.first_s), Clock(c.last_s), c.share_pct);
+  }
+  if (!r.imbalance.empty()) {
+    out += "GPUs unlike the others\n";
+    for (const GpuImbalance& g : r.imbalance) {
+      out += fmt::format(
+          "  gpu{:<3} {:<10} {:.1f} {} against a median of {:.1f} {} on the others "
+          "({} compared)\n",
+          g.gpu, SubcaseName(g.kind), g.value, g.unit, g.others_median, g.unit, Dur(g.seconds));
+    }
+  }
   if (!r.memory.empty()) {
     out += "memory growth\n";
     for (const MemoryGrowth& g : r.memory) {

@@ -17,6 +17,7 @@ constexpr Rule kRules[] = {
     {"host", CheckHost},
     {"kernel", CheckKernelSignals},
     {"container", CheckContainer},
+    {"network", CheckNetwork},
 };
 
 std::string_view AreaOf(std::string_view id) { return id.substr(0, id.find('.')); }

@@ -42,6 +42,10 @@ void CheckKernelSignals(const CheckInput& in, const Policy& policy, std::vector<
 // (container_rules.cc)
 void CheckContainer(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
 
+// ib.port_state, ib.port_rate, ib.port_errors, ib.gpu_nic_affinity: InfiniBand/RoCE ports and
+// the GPU-to-NIC placement (network_rules.cc)
+void CheckNetwork(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
+
 // All rules in report order.
 std::span<const Rule> Rules();
 

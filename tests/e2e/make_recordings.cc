@@ -155,6 +155,104 @@ Recording MemoryBoundGpm() {
       .Build();
 }
 
+// --- Issue 14: the network, short feeding cycles, one GPU among eight.
+
+// One node of a multi-node job: 8 H100s at 25 % while each of the 8 HDR rails (one per GPU)
+// moves ~22 GB/s of its 25 GB/s in each direction; the host is idle. Bound by all-reduce over
+// InfiniBand.
+Recording MultinodeNetworkBound() {
+  RecordingBuilder b(8, "NVIDIA H100 80GB HBM3");
+  return b
+      .Add(600,
+           [](Sample& s, int i) {
+             SetGpus(s, 24 + (i % 4));
+             s.host.cpu_user_pct = 9;
+             s.processes[0].cpu_pct = 380;
+             for (int p = 0; p < 8; ++p) {
+               gpuvet::IbPortSample x;
+               x.port = "mlx5_" + std::to_string(p) + "/1";
+               x.link_layer = "InfiniBand";
+               x.rate_gbps = 200;
+               x.active = true;
+               x.rx_bytes_per_s = 21.6e9 + (p == 4 ? 0.6e9 : 0) + (i % 5) * 0.05e9;
+               x.tx_bytes_per_s = x.rx_bytes_per_s - 0.1e9;
+               x.xmit_wait_per_s = 2.4e6;
+               x.errors_per_s = 0;
+               s.host.ib_ports.push_back(x);
+             }
+           })
+      .Build();
+}
+
+// An A100 fed in bursts, GPU figures only (an nvidia-smi dmon import): 2 s busy at ~90 % SM,
+// 3 s idle, for 4 minutes.
+Recording InputBursts() {
+  RecordingBuilder b(1, "NVIDIA A100-PCIE-40GB");
+  b.meta().producer = "gpuvet import nvidia-smi-dmon (synthetic)";
+  b.meta().command.clear();
+  b.meta().target_pid = 0;
+  return b
+      .Add(240,
+           [](Sample& s, int i) {
+             s.host = gpuvet::HostSample{};
+             s.processes.clear();
+             s.workload = gpuvet::WorkloadSample{};
+             gpuvet::GpuSample& g = s.gpus[0];
+             g.processes.clear();
+             bool busy = i % 5 < 2;
+             g.util_pct = busy ? 88 + (i % 7) : 4 + (i % 3);
+             g.power_w = busy ? 231 + (i % 11) : 72 + (i % 5);
+             g.sm_clock_mhz = 1410;
+           })
+      .Build();
+}
+
+// Eight busy H100s but one: `bend` changes gpu `odd` in every sample.
+Recording OneAmongEight(int odd, const std::function<void(gpuvet::GpuSample&)>& bend) {
+  RecordingBuilder b(8, "NVIDIA H100 80GB HBM3");
+  return b
+      .Add(600,
+           [&](Sample& s, int i) {
+             for (gpuvet::GpuSample& g : s.gpus) {
+               g.util_pct = 93 + (g.gpu + i) % 4;
+               g.temperature_c = 61 + g.gpu % 3;
+               g.sm_clock_mhz = 1410;
+             }
+             bend(s.gpus[odd]);
+           })
+      .Build();
+}
+
+Recording OneGpuIdle() {
+  return OneAmongEight(5, [](gpuvet::GpuSample& g) {
+    g.util_pct = 0;
+    g.power_w = 70;
+  });
+}
+
+Recording OneGpuThrottled() {
+  return OneAmongEight(2, [](gpuvet::GpuSample& g) {
+    g.sm_clock_mhz = 1125;
+    g.temperature_c = 88;
+    g.clock_event_reasons = 0x20 | 0x40;  // SW and HW thermal slowdown
+  });
+}
+
+Recording OneGpuHot() {
+  return OneAmongEight(6, [](gpuvet::GpuSample& g) { g.temperature_c = 78; });
+}
+
+Recording OneGpuStraggler() {
+  RecordingBuilder b(8, "NVIDIA H100 80GB HBM3");
+  return b
+      .Add(600,
+           [](Sample& s, int i) {
+             for (gpuvet::GpuSample& g : s.gpus) g.util_pct = 60 + (g.gpu + i) % 5;
+             s.gpus[0].util_pct = 99;
+           })
+      .Build();
+}
+
 const std::map<std::string, std::function<Recording()>> kScenarios = {
     {"host-cpu-feeder", HostCpuFeeder},
     {"small-files", SmallFiles},
@@ -164,6 +262,12 @@ const std::map<std::string, std::function<Recording()>> kScenarios = {
     {"leak-killed", LeakKilled},
     {"quota-bound", QuotaBound},
     {"memory-bound-gpm", MemoryBoundGpm},
+    {"multinode-network-bound", MultinodeNetworkBound},
+    {"input-bursts", InputBursts},
+    {"one-gpu-idle", OneGpuIdle},
+    {"one-gpu-throttled", OneGpuThrottled},
+    {"one-gpu-hot", OneGpuHot},
+    {"one-gpu-straggler", OneGpuStraggler},
 };
 
 }  // namespace

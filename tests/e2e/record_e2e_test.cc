@@ -314,6 +314,28 @@ TEST(ImportTest, ImportsADmonLogThroughTheBinary) {
   EXPECT_NE(bad.err.find("line "), std::string::npos) << bad.err;
 }
 
+// Issue 14: an A100 dmon log (-s puc -o DT) of a loader that delivers a batch every 5 s which the
+// GPU consumes in 2 s. Before, analyze called it "idle, no host data" with no word of the cycle;
+// now it names the cycle from GPU activity alone.
+TEST(ImportTest, ADmonLogFedInBurstsNamesTheCycle) {
+  Scratch dir;
+  std::string rec = dir.Path("bursts.gpuvet");
+  RunResult r = RunBinary(
+      {GPUVET_BINARY, "import",
+       std::string(GPUVET_SOURCE_DIR) + "/tests/data/smi-logs/dmon-a100-bursts.txt", "-o", rec},
+      {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult a = RunBinary({GPUVET_BINARY, "analyze", rec, "--format", "json"}, {});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  nlohmann::json j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["verdict"]["label"], "periodic_stall") << a.out;
+  EXPECT_EQ(j["verdict"]["detail"], "input_bursts") << a.out;
+  std::string reason = j["verdict"]["reason"];
+  EXPECT_NE(reason.find("input arrives in bursts every 5.0 s"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("40 % duty cycle"), std::string::npos) << reason;
+  EXPECT_DOUBLE_EQ(j["feeding_cycle"]["period_s"].get<double>(), 5.0);
+}
+
 TEST(WatchTest, PlainLinesWhenNotATerminalAndCountStops) {
   std::vector<std::string> argv = {GPUVET_BINARY, "watch", "--nvml-lib", GPUVET_FAKE_NVML_LIB,
                                    "--interval",  "100ms", "--count",    "3"};

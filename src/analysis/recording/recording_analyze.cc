@@ -17,6 +17,7 @@
 #include "analysis/recording/recording_phases.h"
 #include "analysis/recording/recording_signals.h"
 #include "core/bottleneck.h"
+#include "core/gpu_state.h"
 #include "core/hw/gpu_specs.h"
 
 namespace gpuvet {
@@ -126,6 +127,108 @@ BottleneckLabel PeriodicLabel(const PeriodicStall& p, double total, const Analyz
       {"disk_write_during_stalls", fmt::format("{:.1f} MB/s", p.write_bytes_per_s_during / 1e6),
        fmt::format(">= {:.1f} x outside ({:.1f} MB/s)", th.write_burst_ratio,
                    p.write_bytes_per_s_outside / 1e6)}};
+  l.decision = std::string(DecisionFor(l.label, l.detail));
+  return l;
+}
+
+// periodic_stall/input_bursts from a feeding cycle. Without host figures the reason says the
+// cause cannot be named from GPU activity alone.
+BottleneckLabel CycleLabel(const FeedingCycle& c, double total, bool host_data,
+                           const AnalyzeThresholds& th) {
+  BottleneckLabel l;
+  l.label = Bottleneck::kPeriodicStall;
+  l.detail = Subcase::kInputBursts;
+  l.seconds = c.share_pct / 100.0 * total;
+  l.share_pct = c.share_pct;
+  l.confidence = c.cycles >= 30 && c.regular_pct >= 99 ? "high" : "medium";
+  l.reason = fmt::format(
+      "input arrives in bursts every {}: the GPU is busy {} of each cycle ({:.0f} % duty cycle, "
+      "activity {:.0f} % in the bursts, {:.0f} % between them) and waits the rest ({} cycles "
+      "from {}){}",
+      Dur(c.period_s), Dur(c.burst_s), c.duty_pct, c.busy_level_pct, c.idle_level_pct, c.cycles,
+      Dur(c.first_s),
+      host_data ? "" : "; the recording holds no host figures to say what paces the bursts");
+  l.evidence = {{"period", Dur(c.period_s),
+                 fmt::format("start-to-start within one sample for >= {:.0f} % of cycles",
+                             th.cycle_regular_pct)},
+                {"regular_cycles", fmt::format("{:.0f} %", c.regular_pct),
+                 fmt::format(">= {:.0f} %", th.cycle_regular_pct)},
+                {"burst_length", Dur(c.burst_s), ""},
+                {"duty_cycle", fmt::format("{:.0f} %", c.duty_pct),
+                 fmt::format("< {:.0f} %", th.cycle_max_duty_pct)},
+                {"cycles", std::to_string(c.cycles), fmt::format(">= {}", th.cycle_min_bursts)},
+                {"busy_vs_idle_activity",
+                 fmt::format("{:.0f} % vs {:.0f} %", c.busy_level_pct, c.idle_level_pct),
+                 fmt::format("levels >= {:.0f} points apart", th.cycle_min_amplitude_pct)}};
+  l.decision = std::string(DecisionFor(l.label, l.detail));
+  return l;
+}
+
+std::string ReasonBits(uint64_t bits) {
+  std::vector<std::string> names;
+  if (bits & clock_reason::kSwPowerCap) names.push_back("power cap");
+  if (bits & (clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown)) {
+    names.push_back("thermal slowdown");
+  }
+  if (bits & clock_reason::kHwSlowdown) names.push_back("HW slowdown");
+  if (bits & clock_reason::kHwPowerBrakeSlowdown) names.push_back("power brake");
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// gpu_imbalance/<kind> of the first (most severe) GPU unlike the others.
+BottleneckLabel ImbalanceLabel(const std::vector<GpuImbalance>& v, const Recording& rec,
+                               const AnalyzeThresholds& th) {
+  const GpuImbalance& g = v.front();
+  BottleneckLabel l;
+  l.label = Bottleneck::kGpuImbalance;
+  l.detail = g.kind;
+  l.seconds = g.seconds;
+  l.share_pct = g.share_pct;
+  l.confidence =
+      g.seconds >= th.min_samples_for_confidence * rec.meta.interval_s ? "high" : "medium";
+  const size_t n = rec.meta.gpus.size();
+  std::string what;
+  switch (g.kind) {
+    case Subcase::kIdleGpu:
+      what = fmt::format("gpu{} idles at {:.1f} % activity while the other GPUs work at {:.1f} %",
+                         g.gpu, g.value, g.others_median);
+      break;
+    case Subcase::kSlowGpu:
+      what = g.unit == "MHz"
+                 ? fmt::format(
+                       "gpu{} runs at {:.0f} MHz SM clock while busy, {:.0f} % below the "
+                       "other GPUs' {:.0f} MHz",
+                       g.gpu, g.value, 100 * (1 - g.value / g.others_median), g.others_median)
+                 : fmt::format(
+                       "gpu{} is slowed {:.0f} % of its busy time against {:.0f} % on the "
+                       "other GPUs",
+                       g.gpu, g.value, g.others_median);
+      if (g.clock_event_reasons) what += " (" + ReasonBits(*g.clock_event_reasons) + ")";
+      what += ": every synchronous step waits for it";
+      break;
+    case Subcase::kStraggler:
+      what = fmt::format(
+          "gpu{} is busy {:.1f} % of the time while the other GPUs are at {:.1f} %: they wait for "
+          "it",
+          g.gpu, g.value, g.others_median);
+      break;
+    default:
+      what = fmt::format(
+          "gpu{} runs at {:.0f} C while busy, {:.0f} C above the other GPUs' "
+          "{:.0f} C",
+          g.gpu, g.value, g.value - g.others_median, g.others_median);
+  }
+  l.reason = fmt::format("{} (one of {} GPUs, over {} where most GPUs work)", what,
+                         std::max<size_t>(n, v.size()), Dur(g.seconds));
+  l.evidence = {
+      {"gpu", fmt::format("gpu{}", g.gpu), ""},
+      {"value", fmt::format("{:.1f} {}", g.value, g.unit), ""},
+      {"others_median", fmt::format("{:.1f} {}", g.others_median, g.unit), ""},
+      {"compared_over", Dur(g.seconds),
+       fmt::format(">= {:.0f} % of the run with most GPUs busy", th.imbalance_min_share_pct)}};
+  if (v.size() > 1) l.evidence.push_back({"also_unlike", std::to_string(v.size() - 1), ""});
   l.decision = std::string(DecisionFor(l.label, l.detail));
   return l;
 }
@@ -249,6 +352,16 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   r.labels = Aggregate(r.phases, total);
   r.periodic = DetectPeriodicStalls(sig, th);
   if (r.periodic) r.labels.push_back(PeriodicLabel(*r.periodic, total, th));
+  if (!r.periodic) r.cycle = DetectFeedingCycle(sig, th);
+  if (r.cycle) {
+    bool host_data =
+        std::any_of(sig.samples.begin(), sig.samples.end(), [](const SampleSignals& x) {
+          return std::isfinite(x.cpu_busy) || std::isfinite(x.wl_cpu);
+        });
+    r.labels.push_back(CycleLabel(*r.cycle, total, host_data, th));
+  }
+  r.imbalance = DetectGpuImbalance(rec, sig.workload_gpus, total, th);
+  if (!r.imbalance.empty()) r.labels.push_back(ImbalanceLabel(r.imbalance, rec, th));
   r.memory = DetectMemoryGrowth(rec, sig.workload_gpus, th);
   if (!r.memory.empty()) r.labels.push_back(LeakLabel(r.memory, total, th));
   r.throttle = SummarizeThrottle(rec, sig.workload_gpus, th);
@@ -272,6 +385,8 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   }
   for (const BottleneckLabel& l : r.labels) {  // sorted by share: the first that qualifies wins
     if (v) break;
+    // A hot GPU that still holds its clock is a warning, not yet what the job waits on.
+    if (l.label == Bottleneck::kGpuImbalance && l.detail == Subcase::kHotGpu) continue;
     bool waiting =
         l.label == Bottleneck::kPeriodicStall ||
         (l.label == Bottleneck::kThrottled && (phase_throttled || l.confidence == "high")) ||
@@ -288,7 +403,10 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
     if (!v && l.label == Bottleneck::kMemoryLeak) v = &l;
   }
   for (const BottleneckLabel& l : r.labels) {
-    if (!v && l.label != Bottleneck::kPeriodicStall && l.label != Bottleneck::kThrottled) v = &l;
+    if (!v && l.label != Bottleneck::kPeriodicStall && l.label != Bottleneck::kThrottled &&
+        l.label != Bottleneck::kGpuImbalance) {
+      v = &l;
+    }
   }
   if (!v) v = &r.labels.front();
   r.verdict = *v;

@@ -56,6 +56,22 @@ WindowStats StatsOf(const RecordingSignals& sig, size_t begin, size_t end,
   w.read_syscalls = MeanOf(v, begin, end, &SampleSignals::wl_read_syscalls);
   w.opens = MeanOf(v, begin, end, &SampleSignals::wl_opens);
   w.clock_loss = MeanOf(v, begin, end, &SampleSignals::sm_clock_loss);
+  w.net_link = MeanOf(v, begin, end, &SampleSignals::net_link_pct);
+  w.net_cnp = MeanOf(v, begin, end, &SampleSignals::net_cnp_per_s);
+  if (!sig.net_ports.empty()) {
+    std::vector<size_t> votes(sig.net_ports.size(), 0);
+    for (size_t i = begin; i < end; ++i) {
+      if (v[i].net_port >= 0 && static_cast<size_t>(v[i].net_port) < votes.size()) {
+        ++votes[static_cast<size_t>(v[i].net_port)];
+      }
+    }
+    size_t best = static_cast<size_t>(std::max_element(votes.begin(), votes.end()) - votes.begin());
+    if (votes[best] > 0) {
+      w.net_port = sig.net_ports[best];
+      w.net_port_gbps = sig.net_port_gbps[best];
+      w.net_port_layer = sig.net_port_layer[best];
+    }
+  }
   size_t troughs = 0, transitions = 0, busy = 0, thr = 0, pw = 0, therm = 0, hw = 0;
   double pegged = 0;
   for (size_t i = begin; i < end; ++i) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "analysis/recording/recording_options.h"
 #include "analysis/recording/recording_signals.h"
@@ -28,6 +29,12 @@ struct WindowStats {
   double throttle_share = 0;   // % of busy samples with power/thermal/HW slowdown
   double power_share = 0, thermal_share = 0, hw_share = 0;
   double clock_loss = 0;  // mean % below max SM clock while busy; NaN unknown
+  // RDMA ports: mean of the busiest port's share of its rate, mean congestion notifications per
+  // second; NaN without ports. The port busiest most often, its rate and link layer.
+  double net_link = 0, net_cnp = 0;
+  std::string net_port;
+  double net_port_gbps = 0;
+  std::string net_port_layer;
 };
 
 // The stats of samples [begin, end) (clamped to the signals); n == 0 for an empty window.

@@ -42,6 +42,13 @@ struct AnalyzeThresholds {
   // transfer-bound. Pinned copies reach ~85 % of theory (AzNHC nvbandwidth minimums), so 60 %
   // sustained over a phase means copies dominate.
   double pcie_link_pct = 60;
+  // comm_bound/network: while the GPU is starved, the busiest RDMA port (InfiniBand/RoCE) carries
+  // at least net_link_pct of its rate in either direction (the share of theory that makes a
+  // PCIe link the limit; NCCL's all-reduce reaches ~80-90 % of line rate), or the ports signal
+  // congestion with at least net_cnp_per_s congestion notification packets per second (DCQCN
+  // sends at most one CNP per flow per 50 us; hundreds per second mean senders are throttled).
+  double net_link_pct = 60;
+  double net_cnp_per_s = 500;
   // memory_bound: GPM DRAM bandwidth utilisation at or above this while tensor activity is
   // below tensor_active_pct. Without GPM: NVML memory utilisation (share of time the memory
   // controller was busy) at or above mem_util_pct, with lower confidence.
@@ -86,6 +93,33 @@ struct AnalyzeThresholds {
   // Sawtooth: within a starved phase, at least this share of samples switch between busy and
   // trough.
   double sawtooth_transitions_pct = 20;
+  // Feeding cycle (input in bursts), from GPU activity alone: at least cycle_min_bursts busy
+  // bursts (activity above the midpoint of its 10th and 90th percentiles, which must lie
+  // cycle_min_amplitude_pct apart) whose start-to-start intervals stay within one sample of their
+  // mean for cycle_regular_pct of the intervals, a period of 2 to cycle_max_period_samples
+  // samples, and bursts filling less than cycle_max_duty_pct of the period (longer bursts with
+  // short dips are periodic stalls). gpuvet defaults: within one sample rejects random and noisy
+  // series (their run lengths are geometric), eight cycles are eight repeats of the pattern.
+  int cycle_min_bursts = 8;
+  double cycle_min_amplitude_pct = 30;
+  double cycle_regular_pct = 90;
+  int cycle_max_period_samples = 60;
+  double cycle_max_duty_pct = 80;
+  // One GPU unlike the others (gpu_imbalance), over the samples where most workload GPUs are
+  // busy (at least imbalance_min_share_pct of the run), each against the median of the others:
+  // idle below imbalance_idle_pct while they are busy; SM clock imbalance_clock_pct below theirs
+  // or slowdown reasons imbalance_slowdown_points more of its busy time (slow); activity
+  // imbalance_straggler_points above theirs while they stay below imbalance_others_busy_max_pct
+  // (the straggler the others wait for); imbalance_hot_c hotter (hot). gpuvet defaults: a 10 %
+  // clock gap is the clock_loss_pct that counts as throttled; 10 C is a cooling fault on boards
+  // whose GPUs share an airflow path.
+  double imbalance_min_share_pct = 10;
+  double imbalance_idle_pct = 20;
+  double imbalance_clock_pct = 10;
+  double imbalance_slowdown_points = 30;
+  double imbalance_straggler_points = 25;
+  double imbalance_others_busy_max_pct = 80;
+  double imbalance_hot_c = 10;
   // Memory growth: at least leak_min_s of data, a least-squares fit with r² ≥ leak_r2, growth of
   // at least leak_growth_pct of the start and leak_min_bytes, and the last third still growing at
   // half the overall slope (a warm-up that plateaus is not a leak).

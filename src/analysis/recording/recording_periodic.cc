@@ -1,5 +1,6 @@
 // Periodic stalls: trough runs of GPU activity, their start-to-start intervals, and whether disk
-// writes burst during them (a checkpoint every N minutes writes while the GPU waits).
+// writes burst during them (a checkpoint every N minutes writes while the GPU waits). Feeding
+// cycles: busy bursts at a period of a few samples (a loader delivering every few seconds).
 #include <algorithm>
 #include <cmath>
 
@@ -88,6 +89,90 @@ std::optional<PeriodicStall> DetectPeriodicStalls(const RecordingSignals& sig,
   p.write_burst = p.write_bytes_per_s_during >= 1e6 &&
                   p.write_bytes_per_s_during >= th.write_burst_ratio * p.write_bytes_per_s_outside;
   return p;
+}
+
+std::optional<FeedingCycle> DetectFeedingCycle(const RecordingSignals& sig,
+                                               const AnalyzeThresholds& th) {
+  const auto& v = sig.samples;
+  const size_t min_bursts = static_cast<size_t>(std::max(th.cycle_min_bursts, 3));
+  if (v.size() < 2 * min_bursts) return std::nullopt;
+  std::vector<double> act, dts;
+  for (const SampleSignals& s : v) {
+    if (std::isfinite(s.activity)) act.push_back(s.activity);
+    if (s.dt > 0) dts.push_back(s.dt);
+  }
+  if (act.size() * 10 < v.size() * 9 || dts.empty()) return std::nullopt;
+  const double dt = Median(dts);
+  std::vector<double> sorted = act;
+  std::sort(sorted.begin(), sorted.end());
+  const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
+  if (p90 - p10 < th.cycle_min_amplitude_pct) return std::nullopt;
+  const double level = (p10 + p90) / 2;
+
+  struct Burst {
+    size_t begin = 0, end = 0;
+    double start_s = 0;
+  };
+  std::vector<Burst> bursts;
+  for (size_t i = 0; i < v.size();) {
+    if (!(std::isfinite(v[i].activity) && v[i].activity >= level)) {
+      ++i;
+      continue;
+    }
+    Burst b;
+    b.begin = i;
+    b.start_s = v[i].t - v[i].dt;
+    while (i < v.size() && std::isfinite(v[i].activity) && v[i].activity >= level) ++i;
+    b.end = i;
+    if (b.begin > 0) bursts.push_back(b);  // a burst cut by the start has no true start
+  }
+  if (bursts.size() < min_bursts) return std::nullopt;
+  const size_t n = bursts.size();
+  const double period =
+      (bursts.back().start_s - bursts.front().start_s) / static_cast<double>(n - 1);
+  if (period < 2 * dt * 0.99 || period > th.cycle_max_period_samples * dt) return std::nullopt;
+  int regular = 0;
+  for (size_t i = 1; i < n; ++i) {
+    double gap = bursts[i].start_s - bursts[i - 1].start_s;
+    if (std::fabs(gap - period) < dt * 0.999) ++regular;
+  }
+  const double regular_pct = 100.0 * regular / static_cast<double>(n - 1);
+  if (regular_pct < th.cycle_regular_pct) return std::nullopt;
+
+  std::vector<double> lengths;
+  double busy_sum = 0, idle_sum = 0, idle_s = 0;
+  int busy_n = 0, idle_n = 0;
+  const size_t span_begin = bursts.front().begin, span_end = bursts.back().begin;
+  for (size_t k = 0; k + 1 < n; ++k) {  // the last burst may run into the end: not measured
+    lengths.push_back(static_cast<double>(bursts[k].end - bursts[k].begin) * dt);
+  }
+  for (size_t i = span_begin; i < span_end; ++i) {
+    if (!std::isfinite(v[i].activity)) continue;
+    if (v[i].activity >= level) {
+      busy_sum += v[i].activity, ++busy_n;
+    } else {
+      idle_sum += v[i].activity, ++idle_n;
+      idle_s += v[i].dt;
+    }
+  }
+  const double burst = Median(lengths);
+  const double duty = 100.0 * burst / period;
+  if (duty >= th.cycle_max_duty_pct || busy_n == 0 || idle_n == 0) return std::nullopt;
+
+  double total = 0;
+  for (const SampleSignals& s : v) total += s.dt;
+  FeedingCycle c;
+  c.period_s = period;
+  c.burst_s = burst;
+  c.duty_pct = duty;
+  c.cycles = static_cast<int>(n);
+  c.regular_pct = regular_pct;
+  c.busy_level_pct = busy_sum / busy_n;
+  c.idle_level_pct = idle_sum / idle_n;
+  c.first_s = bursts.front().start_s;
+  c.last_s = bursts.back().start_s;
+  c.share_pct = total > 0 ? 100.0 * idle_s / total : 0;
+  return c;
 }
 
 }  // namespace gpuvet

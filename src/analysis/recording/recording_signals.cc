@@ -182,6 +182,34 @@ std::vector<int> WorkloadGpus(const Recording& rec, const AnalyzeThresholds& th)
   return out;
 }
 
+namespace {
+
+// The RDMA-port signals of one sample (net_* of SampleSignals), registering port names.
+void NetSignals(const Sample& s, RecordingSignals* out, SampleSignals* x) {
+  x->net_link_pct = kNaN;
+  x->net_cnp_per_s = kNaN;
+  for (const IbPortSample& p : s.host.ib_ports) {
+    if (p.cnp_per_s) {
+      x->net_cnp_per_s = (std::isfinite(x->net_cnp_per_s) ? x->net_cnp_per_s : 0) + *p.cnp_per_s;
+    }
+    if (!p.active || p.rate_gbps <= 0) continue;
+    double pct = 100.0 * std::max(p.rx_bytes_per_s, p.tx_bytes_per_s) * 8 / (p.rate_gbps * 1e9);
+    if (std::isfinite(x->net_link_pct) && pct <= x->net_link_pct) continue;
+    x->net_link_pct = pct;
+    auto it = std::find(out->net_ports.begin(), out->net_ports.end(), p.port);
+    if (it == out->net_ports.end()) {
+      out->net_ports.push_back(p.port);
+      out->net_port_gbps.push_back(p.rate_gbps);
+      out->net_port_layer.push_back(p.link_layer);
+      it = out->net_ports.end() - 1;
+    }
+    x->net_port = static_cast<int>(it - out->net_ports.begin());
+    out->net_port_gbps[static_cast<size_t>(x->net_port)] = p.rate_gbps;
+  }
+}
+
+}  // namespace
+
 RecordingSignals ComputeSignals(const Recording& rec, const AnalyzeThresholds& th) {
   RecordingSignals out;
   out.workload_gpus = WorkloadGpus(rec, th);
@@ -191,6 +219,7 @@ RecordingSignals ComputeSignals(const Recording& rec, const AnalyzeThresholds& t
   size_t gpm = 0;
   for (const Sample& s : rec.samples) {
     out.samples.push_back(Reduce(s, facts, judged, th));
+    NetSignals(s, &out, &out.samples.back());
     const SampleSignals& x = out.samples.back();
     if (std::isfinite(x.sm_active)) ++gpm;
     out.process_gpu_seen |= x.wl_on_gpu;

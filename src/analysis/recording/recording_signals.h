@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "analysis/recording/recording_options.h"
@@ -44,14 +45,22 @@ struct SampleSignals {
   double cgroup_throttled = 0;
   double work_total = 0;   // NaN when absent
   bool wl_on_gpu = false;  // a workload process appears on a GPU in this sample
+  // RDMA ports (InfiniBand/RoCE) that are ACTIVE: the busiest one's max(RX, TX) as a share of
+  // its rate, and congestion summed over ports. NaN when the recording has no ports.
+  double net_link_pct = 0;
+  double net_cnp_per_s = 0;  // congestion notification packets sent + handled
+  int net_port = -1;         // index into RecordingSignals::net_ports of the busiest port
   bool has_processes = false;
 };
 
 struct RecordingSignals {
   std::vector<SampleSignals> samples;
-  std::vector<int> workload_gpus;  // GPU indexes judged
-  bool gpm = false;                // SM activity available in most samples
-  bool process_gpu_seen = false;   // a workload process appeared on some GPU at some time
+  std::vector<int> workload_gpus;           // GPU indexes judged
+  bool gpm = false;                         // SM activity available in most samples
+  bool process_gpu_seen = false;            // a workload process appeared on some GPU at some time
+  std::vector<std::string> net_ports;       // "mlx5_0/1", in the order first seen busiest
+  std::vector<double> net_port_gbps;        // each port's rate when it was last busiest
+  std::vector<std::string> net_port_layer;  // "InfiniBand", "Ethernet"
 };
 
 // Which GPUs the workload used: those where a workload process appeared; else those that were

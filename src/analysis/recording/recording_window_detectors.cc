@@ -105,6 +105,7 @@ constexpr NamedWindowDetector kWindowDetectors[] = {
     {"DetectBusyNotProductive", DetectBusyNotProductive},
     {"DetectHostIoBound", DetectHostIoBound},
     {"DetectHostCpuBound", DetectHostCpuBound},
+    {"DetectNetworkBound", DetectNetworkBound},
     {"DetectStarvedTransfer", DetectStarvedTransfer},
     {"DetectNoHostData", DetectNoHostData},
     {"DetectIdle", DetectIdle},
@@ -305,6 +306,40 @@ std::optional<WindowCause> DetectHostCpuBound(const WindowContext& c) {
                  (th.gpu_starved_pct / std::max(w.activity, 1.0));
   }
   out.evidence = std::move(ev);
+  return out;
+}
+
+std::optional<WindowCause> DetectNetworkBound(const WindowContext& c) {
+  const WindowStats& w = c.w;
+  const AnalyzeThresholds& th = c.th;
+  const bool line_rate = Has(w.net_link) && w.net_link >= th.net_link_pct;
+  const bool congested = Has(w.net_cnp) && w.net_cnp >= th.net_cnp_per_s;
+  if (!Starved(c) || (!line_rate && !congested)) return std::nullopt;
+  WindowCause out;
+  out.label = Bottleneck::kCommBound;
+  out.detail = Subcase::kNetwork;
+  const std::string layer = w.net_port_layer == "Ethernet" ? "RoCE" : "InfiniBand";
+  const std::string port = w.net_port.empty() ? "the RDMA ports"
+                                              : fmt::format("{} port {} ({:g} Gb/s)", layer,
+                                                            w.net_port, w.net_port_gbps);
+  const std::string cnp = Has(w.net_cnp) ? fmt::format("{:.0f}", w.net_cnp) : "n/a";
+  out.reason = line_rate
+                   ? fmt::format(
+                         "GPU activity {} while {} runs at {} of its rate{}: the ranks wait on "
+                         "inter-node traffic",
+                         P(w.activity), port, P(w.net_link),
+                         congested ? " with " + cnp + " congestion notifications/s" : "")
+                   : fmt::format(
+                         "GPU activity {} while the RDMA ports signal congestion ({} congestion "
+                         "notifications/s; busiest {} at {} of its rate): the fabric throttles "
+                         "the senders",
+                         P(w.activity), cnp, port, P(w.net_link));
+  out.evidence = {
+      StarvedActivity(c),
+      {"busiest_rdma_port", w.net_port.empty() ? "n/a" : port, ""},
+      {"rdma_port_share_of_rate", P(w.net_link), Ge(th.net_link_pct)},
+      {"congestion_notifications_per_s", cnp, fmt::format(">= {:.0f}", th.net_cnp_per_s)}};
+  out.margin = line_rate ? w.net_link / th.net_link_pct : w.net_cnp / th.net_cnp_per_s;
   return out;
 }
 

@@ -69,6 +69,11 @@ std::optional<WindowCause> DetectHostIoBound(const WindowContext& c);
 // used), else /single_thread_feeder (one pegged thread, host not saturated), else /cpu_saturated.
 std::optional<WindowCause> DetectHostCpuBound(const WindowContext& c);
 
+// Starved while an RDMA port runs at net_link_pct of its rate or the ports signal congestion
+// (net_cnp_per_s): comm_bound/network, naming the port and its rate. Before the PCIe test: a
+// GPUDirect RDMA transfer also crosses the GPU's PCIe link.
+std::optional<WindowCause> DetectNetworkBound(const WindowContext& c);
+
 // Starved while PCIe carries at least pcie_link_pct of the link's rate: transfer_bound.
 std::optional<WindowCause> DetectStarvedTransfer(const WindowContext& c);
 

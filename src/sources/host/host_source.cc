@@ -8,6 +8,7 @@
 #include "sources/host/dev_nodes.h"
 #include "sources/host/device_cgroup.h"
 #include "sources/host/gpu_environment.h"
+#include "sources/host/infiniband.h"
 #include "sources/host/meminfo.h"
 #include "sources/host/pci_sysfs.h"
 #include "sources/host/process_info.h"
@@ -27,6 +28,7 @@ HostState ReadHostState(const HostPaths& paths, const HostOptions& options) {
   host.online_cpus = ReadOnlineCpus(paths);
   host.pci_gpus = ReadPciGpus(paths);
   host.virtual_machine = DetectVirtualMachine(paths, host.pci_gpus);
+  host.infiniband = ReadInfiniband(paths, host.pci_gpus);
   host.cpufreq = ReadCpuFreq(paths);
   host.cgroup = ReadCgroup(paths, options.pid);
   host.meminfo = ReadMeminfo(paths);

@@ -251,6 +251,34 @@ Status Reader::ReadChildren() {
   }
   if (Status s = Finish(n, "net_samples"); !s.ok()) return s;
 
+  Query has_ib(db_, kHasIbTableSql);
+  if (has_ib.prepared() && has_ib.Next()) {
+    Query ib(db_, kSelectIbSql);
+    if (!ib.prepared()) return Fail("table ib_samples");
+    last = nullptr;
+    hint = 0;
+    while (ib.Next()) {
+      Sample* s = SampleFor(ib.Int(0));
+      if (s == nullptr) continue;
+      if (s != last) {
+        if (last != nullptr) hint = last->host.ib_ports.size();
+        s->host.ib_ports.reserve(hint);
+        last = s;
+      }
+      IbPortSample& x = s->host.ib_ports.emplace_back();
+      x.port = ib.Text(1);
+      x.link_layer = ib.Text(2);
+      x.rate_gbps = ib.Real(3);
+      x.active = ib.Int(4) != 0;
+      x.rx_bytes_per_s = ib.Real(5);
+      x.tx_bytes_per_s = ib.Real(6);
+      x.xmit_wait_per_s = ib.OptReal(7);
+      x.cnp_per_s = ib.OptReal(8);
+      x.errors_per_s = ib.OptReal(9);
+    }
+    if (Status st = Finish(ib, "ib_samples"); !st.ok()) return st;
+  }
+
   Query p(db_, kSelectProcessesSql);
   if (!p.prepared()) return Fail("table process_samples");
   last = nullptr;

@@ -2,7 +2,8 @@
 // workload figures as columns; per-core busy shares and the GPUs as packed blobs,
 // recording_packing.h); disks, network interfaces and workload processes (their busiest threads
 // packed) are child rows keyed by sample_id. Rows are inserted in time order, so reading by rowid
-// is a plain sequential scan.
+// is a plain sequential scan. RDMA ports (ib_samples) were added within version 1: a recording
+// written before has no such table and reads with no ports.
 #include "sources/recording/recording_schema.h"
 
 namespace gpuvet {
@@ -28,6 +29,10 @@ CREATE TABLE disk_samples (
 CREATE TABLE net_samples (
   sample_id INTEGER NOT NULL, interface TEXT NOT NULL, rx_bytes_per_s REAL NOT NULL,
   tx_bytes_per_s REAL NOT NULL);
+CREATE TABLE ib_samples (
+  sample_id INTEGER NOT NULL, port TEXT NOT NULL, link_layer TEXT NOT NULL,
+  rate_gbps REAL NOT NULL, active INTEGER NOT NULL, rx_bytes_per_s REAL NOT NULL,
+  tx_bytes_per_s REAL NOT NULL, xmit_wait_per_s REAL, cnp_per_s REAL, errors_per_s REAL);
 CREATE TABLE process_samples (
   sample_id INTEGER NOT NULL, pid INTEGER NOT NULL, ppid INTEGER NOT NULL, comm TEXT NOT NULL,
   cpu_pct REAL NOT NULL, rss_bytes INTEGER, threads INTEGER NOT NULL, read_bytes_per_s REAL,
@@ -39,6 +44,7 @@ const char* const kInsertSampleSql =
     "INSERT INTO samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 const char* const kInsertDiskSql = "INSERT INTO disk_samples VALUES (?,?,?,?,?)";
 const char* const kInsertNetSql = "INSERT INTO net_samples VALUES (?,?,?,?)";
+const char* const kInsertIbSql = "INSERT INTO ib_samples VALUES (?,?,?,?,?,?,?,?,?,?)";
 const char* const kInsertProcessSql =
     "INSERT INTO process_samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
@@ -46,6 +52,9 @@ const char* const kInsertProcessSql =
 const char* const kSelectSamplesSql = "SELECT * FROM samples ORDER BY sample_id";
 const char* const kSelectDisksSql = "SELECT * FROM disk_samples ORDER BY rowid";
 const char* const kSelectNetsSql = "SELECT * FROM net_samples ORDER BY rowid";
+const char* const kSelectIbSql = "SELECT * FROM ib_samples ORDER BY rowid";
+const char* const kHasIbTableSql =
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ib_samples'";
 const char* const kSelectProcessesSql = "SELECT * FROM process_samples ORDER BY rowid";
 
 }  // namespace gpuvet

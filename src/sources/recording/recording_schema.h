@@ -21,10 +21,14 @@ extern const char* const kInsertSampleSql;
 extern const char* const kInsertDiskSql;
 extern const char* const kInsertNetSql;
 extern const char* const kInsertProcessSql;
+extern const char* const kInsertIbSql;
 
 extern const char* const kSelectSamplesSql;
 extern const char* const kSelectDisksSql;
 extern const char* const kSelectNetsSql;
 extern const char* const kSelectProcessesSql;
+extern const char* const kSelectIbSql;
+// One row when the file has the ib_samples table (recordings written before it have none).
+extern const char* const kHasIbTableSql;
 
 }  // namespace gpuvet

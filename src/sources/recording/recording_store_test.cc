@@ -104,6 +104,8 @@ Sample FullSample(int i) {
   h.major_faults_per_s = 7;
   h.disks = {{"nvme0n1", 1e8, 2e7, 45}, {"sda", 0, 0, 0}};
   h.nets = {{"eth0", 1e6, 2e6}};
+  h.ib_ports = {{"mlx5_0/1", "InfiniBand", 200, true, 2.2e10, 2.1e10, 1.5e6, std::nullopt, 0},
+                {"mlx5_1/1", "Ethernet", 400, false, 0, 0, std::nullopt, 1200, std::nullopt}};
   ProcessSample p;
   p.pid = 4242;
   p.ppid = 1;
@@ -201,6 +203,19 @@ void ExpectSampleEq(const Sample& a, const Sample& b) {
     EXPECT_EQ(x.nets[i].interface, y.nets[i].interface);
     EXPECT_EQ(x.nets[i].rx_bytes_per_s, y.nets[i].rx_bytes_per_s);
     EXPECT_EQ(x.nets[i].tx_bytes_per_s, y.nets[i].tx_bytes_per_s);
+  }
+  ASSERT_EQ(x.ib_ports.size(), y.ib_ports.size());
+  for (size_t i = 0; i < x.ib_ports.size(); ++i) {
+    const IbPortSample &p = x.ib_ports[i], &q = y.ib_ports[i];
+    EXPECT_EQ(p.port, q.port);
+    EXPECT_EQ(p.link_layer, q.link_layer);
+    EXPECT_EQ(p.rate_gbps, q.rate_gbps);
+    EXPECT_EQ(p.active, q.active);
+    EXPECT_EQ(p.rx_bytes_per_s, q.rx_bytes_per_s);
+    EXPECT_EQ(p.tx_bytes_per_s, q.tx_bytes_per_s);
+    EXPECT_EQ(p.xmit_wait_per_s, q.xmit_wait_per_s);
+    EXPECT_EQ(p.cnp_per_s, q.cnp_per_s);
+    EXPECT_EQ(p.errors_per_s, q.errors_per_s);
   }
   ASSERT_EQ(a.processes.size(), b.processes.size());
   for (size_t i = 0; i < a.processes.size(); ++i) {
@@ -438,6 +453,22 @@ TEST(RecordingStoreTest, RefusesANewerSchemaVersion) {
   EXPECT_NE(r.status().message().find("schema version 2"), std::string::npos)
       << r.status().message();
   EXPECT_NE(r.status().message().find("newer gpuvet"), std::string::npos);
+}
+
+// Recordings written before the RDMA port table (ib_samples) was added read with no ports.
+TEST(RecordingStoreTest, ARecordingWithoutTheRdmaTableReadsWithNoPorts) {
+  test::TempTree tree("rec_no_ib");
+  std::string path = tree.Path("r.gpuvet");
+  auto w = RecordingWriter::Create(path, FullMeta());
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Append(FullSample(1)).ok());
+  ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
+  Exec(path, "DROP TABLE ib_samples;");
+  auto r = ReadRecording(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->samples.size(), 1u);
+  EXPECT_TRUE(r->samples[0].host.ib_ports.empty());
+  EXPECT_EQ(r->samples[0].host.nets.size(), 1u);
 }
 
 TEST(RecordingStoreTest, ADamagedBlobIsAnErrorNamingTheSample) {

@@ -109,7 +109,7 @@ std::vector<std::pair<std::string, std::string>> MetaRows(const RecordingMeta& m
 }  // namespace
 
 struct RecordingWriter::Statements {
-  Insert sample, disk, net, process, meta, note;
+  Insert sample, disk, net, ib, process, meta, note;
 };
 
 RecordingWriter::RecordingWriter(std::string path, sqlite3* db)
@@ -185,6 +185,7 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(const std::stri
   } prepared[] = {{&st.sample, kInsertSampleSql},
                   {&st.disk, kInsertDiskSql},
                   {&st.net, kInsertNetSql},
+                  {&st.ib, kInsertIbSql},
                   {&st.process, kInsertProcessSql},
                   {&st.meta, "INSERT OR REPLACE INTO meta VALUES (?,?)"},
                   {&st.note, "INSERT OR REPLACE INTO notes VALUES (?,?)"}};
@@ -236,6 +237,12 @@ Status RecordingWriter::InsertSample(const Sample& s) {
   for (const NetSample& n : h.nets) {
     st.net.Int(id).Text(n.interface).Real(n.rx_bytes_per_s).Real(n.tx_bytes_per_s);
     if (st.net.Run() != SQLITE_OK) return Error("network " + std::to_string(id));
+  }
+  for (const IbPortSample& p : h.ib_ports) {
+    st.ib.Int(id).Text(p.port).Text(p.link_layer).Real(p.rate_gbps).Int(p.active ? 1 : 0);
+    st.ib.Real(p.rx_bytes_per_s).Real(p.tx_bytes_per_s).Opt(p.xmit_wait_per_s).Opt(p.cnp_per_s);
+    if (st.ib.Opt(p.errors_per_s).Run() != SQLITE_OK)
+      return Error("RDMA port " + std::to_string(id));
   }
   for (const ProcessSample& p : s.processes) {
     Insert& q = st.process;

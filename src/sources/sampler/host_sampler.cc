@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "sources/host/infiniband.h"
 #include "sources/host/meminfo.h"
 #include "util/file.h"
 
@@ -15,6 +16,9 @@ namespace {
 
 // Largest /proc file the sampler reads (/proc/stat on a 1024-CPU host is ~150 KiB).
 constexpr size_t kMaxProcFile = 4 << 20;
+
+// "N/A (no PMA)": a counter the port's management agent does not offer.
+bool StartsWithNa(std::string_view s) { return s.substr(0, 3) == "N/A"; }
 
 // b - a, or 0 when the counter went backwards.
 uint64_t Delta(uint64_t a, uint64_t b) { return b >= a ? b - a : 0; }
@@ -89,6 +93,32 @@ HostSample DiffHost(const HostSnapshot& prev, const HostSnapshot& cur, double in
       out.disks.push_back(std::move(s));
     }
   }
+  for (const IbCounters& c : cur.ib) {
+    auto p = std::find_if(prev.ib.begin(), prev.ib.end(),
+                          [&](const IbCounters& x) { return x.port == c.port; });
+    // Without both data counters in both reads the port's traffic is unknown: left out (absent),
+    // never recorded as zero.
+    if (p == prev.ib.end() || !p->xmit_words || !c.xmit_words || !p->rcv_words || !c.rcv_words) {
+      continue;
+    }
+    IbPortSample s;
+    s.port = c.port;
+    s.link_layer = c.link_layer;
+    s.rate_gbps = c.rate_gbps;
+    s.active = c.active;
+    auto rate = [&](const std::optional<uint64_t>& a, const std::optional<uint64_t>& b,
+                    double scale) -> std::optional<double> {
+      if (!a || !b) return std::nullopt;
+      return static_cast<double>(Delta(*a, *b)) * scale / interval_s;
+    };
+    // port_*_data count octets divided by 4 (the four lanes of the IB spec's PortCounters).
+    s.rx_bytes_per_s = rate(p->rcv_words, c.rcv_words, 4).value_or(0);
+    s.tx_bytes_per_s = rate(p->xmit_words, c.xmit_words, 4).value_or(0);
+    s.xmit_wait_per_s = rate(p->xmit_wait, c.xmit_wait, 1);
+    s.cnp_per_s = rate(p->cnp, c.cnp, 1);
+    s.errors_per_s = rate(p->errors, c.errors, 1);
+    out.ib_ports.push_back(std::move(s));
+  }
   if (prev.nets && cur.nets) {
     for (const NetCounters& n : *cur.nets) {
       auto p = std::find_if(prev.nets->begin(), prev.nets->end(),
@@ -118,6 +148,75 @@ HostSampler::HostSampler(const HostPaths& paths)
     }
     ::closedir(dir);
   }
+  const std::string ib_root = paths.Sys("class/infiniband");
+  std::vector<std::string> devices;
+  if (DIR* dir = ::opendir(ib_root.c_str())) {
+    while (const dirent* e = ::readdir(dir)) {
+      if (e->d_name[0] != '.' && devices.size() < 256) devices.push_back(e->d_name);
+    }
+    ::closedir(dir);
+  }
+  std::sort(devices.begin(), devices.end());
+  for (const std::string& d : devices) {
+    const std::string ports = ib_root + "/" + d + "/ports";
+    std::vector<std::string> numbers;
+    if (DIR* dir = ::opendir(ports.c_str())) {
+      while (const dirent* e = ::readdir(dir)) {
+        if (e->d_name[0] != '.' && numbers.size() < 64) numbers.push_back(e->d_name);
+      }
+      ::closedir(dir);
+    }
+    std::sort(numbers.begin(), numbers.end());
+    for (const std::string& n : numbers) {
+      IbPortPath p{d + "/" + n, ports + "/" + n, ""};
+      if (auto layer = ReadAttribute(p.dir + "/link_layer"); layer.ok()) {
+        p.link_layer = std::string(*layer).substr(0, 16);
+      }
+      ib_ports_.push_back(std::move(p));
+    }
+  }
+}
+
+IbCounters HostSampler::ReadIbPort(const IbPortPath& p) {
+  IbCounters c;
+  c.port = p.name;
+  c.link_layer = p.link_layer;
+  auto counter = [&](const std::string& rel) -> std::optional<uint64_t> {
+    Result<std::string> text = ReadAttribute(p.dir + "/" + rel);
+    if (!text.ok()) {
+      // hw_counters and port_xmit_wait are absent on some drivers: not worth a note.
+      if (text.status().code() != StatusCode::kNotFound) {
+        Note("sampler.host.infiniband", text.status().message());
+      }
+      return std::nullopt;
+    }
+    if (StartsWithNa(*text)) return std::nullopt;
+    Result<uint64_t> v = ParseIbCounter(*text);
+    if (!v.ok()) {
+      Note("sampler.host.infiniband", p.dir + "/" + rel + ": " + v.status().message());
+      return std::nullopt;
+    }
+    return *v;
+  };
+  if (auto st = ReadAttribute(p.dir + "/state"); st.ok()) {
+    auto name = ParseIbState(*st);
+    c.active = name.ok() && *name == "ACTIVE";
+  }
+  if (auto r = ReadAttribute(p.dir + "/rate"); r.ok()) {
+    if (auto rate = ParseIbRate(*r); rate.ok()) c.rate_gbps = rate->gbps;
+  }
+  c.xmit_words = counter("counters/port_xmit_data");
+  c.rcv_words = counter("counters/port_rcv_data");
+  c.xmit_wait = counter("counters/port_xmit_wait");
+  auto sent = counter("hw_counters/np_cnp_sent"), handled = counter("hw_counters/rp_cnp_handled");
+  if (sent || handled) c.cnp = sent.value_or(0) + handled.value_or(0);
+  std::optional<uint64_t> errors;
+  for (const char* e : {"counters/symbol_error", "counters/port_rcv_errors", "counters/link_downed",
+                        "counters/link_error_recovery"}) {
+    if (auto v = counter(e)) errors = errors.value_or(0) + *v;
+  }
+  c.errors = errors;
+  return c;
 }
 
 void HostSampler::Note(const std::string& key, const std::string& text) {
@@ -208,6 +307,8 @@ HostSnapshot HostSampler::Read() {
       if (c.interface != "lo") s.nets->push_back(c);
     }
   }
+  s.ib.reserve(ib_ports_.size());
+  for (const IbPortPath& p : ib_ports_) s.ib.push_back(ReadIbPort(p));
   return s;
 }
 

@@ -15,6 +15,18 @@
 
 namespace gpuvet {
 
+// One read of an RDMA port's counters and state (the sampler's IbPortSample before the diff).
+struct IbCounters {
+  std::string port;  // "mlx5_0/1"
+  std::string link_layer;
+  double rate_gbps = 0;
+  bool active = false;
+  std::optional<uint64_t> xmit_words, rcv_words;  // port_{xmit,rcv}_data: octets / 4
+  std::optional<uint64_t> xmit_wait;              // port_xmit_wait ticks
+  std::optional<uint64_t> cnp;                    // np_cnp_sent + rp_cnp_handled
+  std::optional<uint64_t> errors;  // symbol_error + port_rcv_errors + link_downed + recoveries
+};
+
 // One read of every host counter. Absent members could not be read (the reason is in the
 // sampler's notes).
 struct HostSnapshot {
@@ -26,6 +38,7 @@ struct HostSnapshot {
   std::optional<uint64_t> major_faults;
   std::optional<std::vector<DiskCounters>> disks;  // whole disks only
   std::optional<std::vector<NetCounters>> nets;    // without "lo"
+  std::vector<IbCounters> ib;                      // every RDMA port found at construction
 };
 
 // Rates and shares between two snapshots taken `interval_s` apart (> 0). A counter missing from
@@ -37,7 +50,8 @@ HostSample DiffHost(const HostSnapshot& prev, const HostSnapshot& cur, double in
 // Reads the host counters under a HostPaths. Not thread-safe; one per sampler.
 class HostSampler {
  public:
-  // Lists /sys/block once to tell whole disks from partitions (a name heuristic when unreadable).
+  // Lists /sys/block once to tell whole disks from partitions (a name heuristic when unreadable),
+  // and /sys/class/infiniband/*/ports once for the RDMA ports to sample.
   explicit HostSampler(const HostPaths& paths);
 
   // Reads every counter file. A file that is missing or garbled leaves its members absent and
@@ -60,6 +74,14 @@ class HostSampler {
   std::string stat_path_, diskstats_path_, netdev_path_, meminfo_path_, vmstat_path_;
   std::string psi_cpu_path_, psi_io_path_, psi_memory_path_;
   std::optional<std::set<std::string>> sys_block_;  // nullopt: /sys/block not listable
+  struct IbPortPath {
+    std::string name;  // "mlx5_0/1"
+    std::string dir;   // the port directory under the root
+    std::string link_layer;
+  };
+  std::vector<IbPortPath> ib_ports_;
+  // One RDMA port's counters; unreadable counters stay absent (noted once).
+  IbCounters ReadIbPort(const IbPortPath& p);
   std::optional<HostSnapshot> prev_;
   std::map<std::string, std::string> notes_;
 };

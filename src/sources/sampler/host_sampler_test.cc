@@ -169,3 +169,82 @@ TEST(HostSamplerTest, CountersGoingBackwardsAndCpusComingOnline) {
 
 }  // namespace
 }  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+// One mlx5 port as sysfs lays it out: the data counters in 4-byte words.
+void WriteIbPort(const test::TempTree& t, const std::string& dev, uint64_t xmit_words,
+                 uint64_t rcv_words, uint64_t cnp, uint64_t symbol, const std::string& state) {
+  const std::string p = "sys/class/infiniband/" + dev + "/ports/1/";
+  t.Write(p + "link_layer", dev == "mlx5_1" ? "Ethernet\n" : "InfiniBand\n");
+  t.Write(p + "state", state + "\n");
+  t.Write(p + "rate", "200 Gb/sec (4X HDR)\n");
+  t.Write(p + "counters/port_xmit_data", std::to_string(xmit_words) + "\n");
+  t.Write(p + "counters/port_rcv_data", std::to_string(rcv_words) + "\n");
+  t.Write(p + "counters/port_xmit_wait", "1000\n");
+  t.Write(p + "counters/symbol_error", std::to_string(symbol) + "\n");
+  t.Write(p + "counters/port_rcv_errors", "0\n");
+  t.Write(p + "counters/link_downed", "1\n");
+  t.Write(p + "counters/link_error_recovery", "0\n");
+  t.Write(p + "hw_counters/np_cnp_sent", std::to_string(cnp) + "\n");
+  t.Write(p + "hw_counters/rp_cnp_handled", "0\n");
+}
+
+TEST(HostSamplerIbTest, PortRatesFromWordCountersAndCongestion) {
+  test::TempTree t("hs_ib");
+  WriteIbPort(t, "mlx5_0", 1000, 500, 0, 0, "4: ACTIVE");
+  WriteIbPort(t, "mlx5_1", 0, 0, 100, 0, "4: ACTIVE");
+  HostSampler s{HostPaths(t.root())};
+  s.Take(1);
+  // Two seconds later: mlx5_0 sent 5e9 words (20 GB) and received 2.5e9 words; mlx5_1 sent 900
+  // CNPs and counted 4 symbol errors.
+  WriteIbPort(t, "mlx5_0", 1000 + 5'000'000'000ull, 500 + 2'500'000'000ull, 0, 0, "4: ACTIVE");
+  WriteIbPort(t, "mlx5_1", 0, 0, 1000, 4, "1: DOWN");
+  HostSample h = s.Take(2);
+  ASSERT_EQ(h.ib_ports.size(), 2u);
+  const IbPortSample& a = h.ib_ports[0];
+  EXPECT_EQ(a.port, "mlx5_0/1");
+  EXPECT_EQ(a.link_layer, "InfiniBand");
+  EXPECT_TRUE(a.active);
+  EXPECT_EQ(a.rate_gbps, 200);
+  EXPECT_DOUBLE_EQ(a.tx_bytes_per_s, 10e9);  // 5e9 words x 4 bytes / 2 s
+  EXPECT_DOUBLE_EQ(a.rx_bytes_per_s, 5e9);
+  ASSERT_TRUE(a.xmit_wait_per_s.has_value());
+  EXPECT_DOUBLE_EQ(*a.xmit_wait_per_s, 0);
+  const IbPortSample& b = h.ib_ports[1];
+  EXPECT_EQ(b.link_layer, "Ethernet");
+  EXPECT_FALSE(b.active);
+  EXPECT_DOUBLE_EQ(*b.cnp_per_s, 450);
+  EXPECT_DOUBLE_EQ(*b.errors_per_s, 2);
+}
+
+TEST(HostSamplerIbTest, GarbledAndMissingCountersAreAbsentWithANote) {
+  test::TempTree t("hs_ib_bad");
+  WriteIbPort(t, "mlx5_0", 1000, 500, 0, 0, "4: ACTIVE");
+  HostSampler s{HostPaths(t.root())};
+  s.Take(1);
+  t.Write("sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", "garbage\n");
+  t.Write("sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait", "N/A (no PMA)\n");
+  HostSample h = s.Take(1);
+  EXPECT_TRUE(h.ib_ports.empty());  // traffic unknown this interval: absent, never zero
+  t.Write("sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", "9000\n");
+  s.Take(1);
+  t.Write("sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data", "9100\n");
+  h = s.Take(1);
+  ASSERT_EQ(h.ib_ports.size(), 1u);
+  EXPECT_DOUBLE_EQ(h.ib_ports[0].tx_bytes_per_s, 400);
+  EXPECT_FALSE(h.ib_ports[0].xmit_wait_per_s.has_value());  // "N/A (no PMA)"
+  ASSERT_TRUE(s.notes().count("sampler.host.infiniband"));
+  EXPECT_NE(s.notes().at("sampler.host.infiniband").find("port_xmit_data"), std::string::npos);
+}
+
+TEST(HostSamplerIbTest, NoRdmaDevicesNoPorts) {
+  test::TempTree t("hs_ib_none");
+  HostSampler s{HostPaths(t.root())};
+  s.Take(1);
+  EXPECT_TRUE(s.Take(1).ib_ports.empty());
+}
+
+}  // namespace
+}  // namespace gpuvet
