@@ -15,6 +15,7 @@
 #include "cli/record/import_command.h"
 #include "cli/record/record_command.h"
 #include "cli/record/watch_command.h"
+#include "cli/report_command.h"
 #include "cli/trace_command.h"
 #include "core/report.h"
 
@@ -38,6 +39,7 @@ constexpr CommandEntry kCommands[] = {
     {"exporter", AddExporterCommand}, {"import", AddImportCommand},
     {"record", AddRecordCommand},     {"watch", AddWatchCommand},
     {"analyze", AddAnalyzeCommand},   {"fleet", AddFleetCommand},
+    {"report", AddReportCommand},
 };
 
 }  // namespace

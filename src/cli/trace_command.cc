@@ -12,9 +12,11 @@
 #include "analysis/trace/analyze.h"
 #include "cli/common/cli_util.h"
 #include "core/report.h"
+#include "output/html_report.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
 #include "sources/trace/trace_input.h"
+#include "util/file.h"
 
 namespace gpuvet {
 
@@ -24,6 +26,7 @@ struct TraceFlags {
   std::string path;
   std::string format = "text";
   std::string color = "auto";
+  std::string html;  // --html FILE: also write the report as an HTML page
 };
 
 int RunTrace(const TraceFlags& flags) {
@@ -48,6 +51,13 @@ int RunTrace(const TraceFlags& flags) {
                                            : RenderTraceText(report, UseColor(flags.color));
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
+  if (!flags.html.empty()) {
+    Result<ReportTime> now = ResolveNow("");
+    Result<std::string> page = html::RenderHtmlFromJson(RenderTraceJson(report), flags.path,
+                                                        nullptr, now.ok() ? now->iso : "");
+    Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();
+    if (!written.ok()) return UsageError("trace", "--html: " + written.message());
+  }
   return kExitHealthy;
 }
 
@@ -65,6 +75,8 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--html", flags->html,
+                  "Also write the report as one self-contained HTML page to this file");
   cmd->callback([flags, exit_code] { *exit_code = RunTrace(*flags); });
 }
 
