@@ -96,7 +96,8 @@ Timeline BuildTimeline(const Recording& rec, size_t max_buckets) {
   std::vector<Acc> tacc(ranked.size(), Acc(buckets));
 
   for (const Sample& s : rec.samples) {
-    size_t b = bucket(s.t);
+    // A sample's rates cover the interval that ended at it: bucket it by the interval's middle.
+    size_t b = bucket(s.t - 0.5 * (s.interval_s > 0 ? s.interval_s : rec.meta.interval_s));
     for (const GpuSample& g : s.gpus) {
       auto it = gacc.find(g.gpu);
       if (it == gacc.end()) it = gacc.emplace(g.gpu, GpuAcc(buckets)).first;
