@@ -18,6 +18,7 @@ PACKAGES=(
   libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter
+  chromium
 )
 
 install_packages() {
