@@ -134,7 +134,8 @@ Section BenchSection(const BenchView& v, const std::string& id) {
                     f.expected ? Num(*f.expected) : "—", f.ratio ? Num(*f.ratio) : "—",
                     f.floor ? ">= " + Fixed(*f.floor, 2) : "—",
                     f.severity.empty() ? "—" : f.severity, f.basis});
-    if (!f.median || f.status != "measured") continue;
+    // Only figures with an expectation are drawn: a bar scaled to itself says nothing.
+    if (!f.median || f.status != "measured" || !f.expected) continue;
     BandRow row;
     row.label = label;
     row.value = *f.median;

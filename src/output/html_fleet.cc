@@ -85,7 +85,7 @@ Section FleetSection(const FleetView& v, const std::string& id) {
   }
   hm.columns.assign(ids.begin(), ids.end());
   for (const FleetNodeView& n : v.nodes) {
-    hm.rows.push_back(n.node + (n.quarantine ? " ⛔" : ""));
+    hm.rows.push_back(n.node + (n.quarantine ? " [quarantine]" : ""));
     std::vector<std::string> cells(hm.columns.size());
     for (const FindingView& f : n.findings) {
       size_t c = std::find(hm.columns.begin(), hm.columns.end(), f.id) - hm.columns.begin();

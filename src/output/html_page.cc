@@ -532,8 +532,8 @@ std::string BandBars(const BandBarSpec& spec) {
 }
 
 std::string HeatMap(const HeatMapSpec& spec) {
-  constexpr double kLeft = 150, kCell = 30, kTop = 150;
-  const double width = kLeft + kCell * static_cast<double>(spec.columns.size()) + 20;
+  constexpr double kLeft = 230, kCell = 30, kTop = 150;
+  const double width = kLeft + kCell * static_cast<double>(spec.columns.size()) + 130;
   const double height = kTop + kCell * static_cast<double>(spec.rows.size()) + 30;
   std::string out = "<figure class=\"chart\" id=\"" + Esc(spec.id) + "\"><svg viewBox=\"0 0 " +
                     Coord(width) + " " + Coord(height) + "\" width=\"" + Coord(width) +
@@ -551,12 +551,15 @@ std::string HeatMap(const HeatMapSpec& spec) {
     for (size_t c = 0; c < spec.columns.size(); ++c) {
       std::string sev = r < spec.cells.size() && c < spec.cells[r].size() ? spec.cells[r][c] : "";
       double x = kLeft + kCell * static_cast<double>(c);
-      std::string fill = sev == "fail"      ? "var(--fail)"
-                         : sev == "warn"    ? "var(--warn)"
-                         : sev == "unknown" ? "var(--unknown)"
-                         : sev == "info"    ? "var(--info)"
-                         : sev == "ok"      ? "var(--ok)"
+      // Fills told apart by lightness as well as hue (vermillion, yellow, grey, sky, green),
+      // and a glyph in each cell.
+      std::string fill = sev == "fail"      ? "#D55E00"
+                         : sev == "warn"    ? "#F0E442"
+                         : sev == "unknown" ? "#999999"
+                         : sev == "info"    ? "#56B4E9"
+                         : sev == "ok"      ? "#009E73"
                                             : "var(--panel)";
+      std::string ink = sev == "warn" || sev == "info" ? "#1b1b1b" : "#ffffff";
       std::string glyph = sev == "fail"      ? "✗"
                           : sev == "warn"    ? "!"
                           : sev == "unknown" ? "?"
@@ -569,7 +572,8 @@ std::string HeatMap(const HeatMapSpec& spec) {
              "</path>";
       if (!glyph.empty()) {
         out += "<text x=\"" + Coord(x + kCell / 2) + "\" y=\"" + Coord(y + kCell / 2 + 4) +
-               "\" text-anchor=\"middle\" style=\"fill:#fff;font-weight:700\">" + glyph + "</text>";
+               "\" text-anchor=\"middle\" style=\"fill:" + ink + ";font-weight:700\">" + glyph +
+               "</text>";
       }
     }
   }
