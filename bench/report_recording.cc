@@ -54,7 +54,8 @@ gpuvet::Sample MakeSample(int i, int gpus) {
   p.cpu_pct = 180;
   p.rss_bytes = uint64_t{40} << 30;
   p.threads = 60;
-  p.top_threads = {{1000, "python3", 99.0}, {1001, "pt_data_worker", 35.0}, {1002, "pin_memory", 12}};
+  p.top_threads = {
+      {1000, "python3", 99.0}, {1001, "pt_data_worker", 35.0}, {1002, "pin_memory", 12}};
   s.processes.push_back(std::move(p));
   return s;
 }
