@@ -5,11 +5,11 @@
 # script run, the console log must hold no error (a control page with a deliberate error proves
 # the log is read), --screenshot must paint. Pages are batched into one page so chromium starts
 # three times in all (it is slow to start on two cores).
-# Usage: report_browser_test.sh GPUVET MAKE_RECORDINGS SOURCE_DIR
+# Usage: report_browser_test.sh GPUVET MAKE_RECORDINGS SOURCE_DIR FAKE_NVML_LIB
 # Chromium is required (scripts/dev.sh installs it); GPUVET_SKIP_BROWSER=1 skips the browser part
 # visibly (exit 77) on a machine without it.
 set -uo pipefail
-gpuvet=$1 make_recordings=$2 src=$3
+gpuvet=$1 make_recordings=$2 src=$3 fake_nvml=$4
 fx=$src/tests/fixtures
 tmp=$(mktemp -d "${GPUVET_TEST_TMPDIR:-/tmp}/report_browser.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -21,12 +21,19 @@ now=2026-01-01T00:00:00Z
 "$make_recordings" "$tmp" checkpoint-stalls >/dev/null || die "make_recordings"
 "$gpuvet" analyze "$tmp/checkpoint-stalls.gpuvet" --target B200 --now $now --format json \
   --html "$tmp/analyze.html" >"$tmp/analyze.json" || die "analyze --html exit $?"
+GPUVET_FAKE_NVML_SCENARIO="$fx/pcie-x8/nvml.json" "$gpuvet" check --root "$fx/pcie-x8/root" \
+  --nvml-lib "$fake_nvml" --now $now --format json --html "$tmp/check.html" >"$tmp/check.json"
+[ $? -eq 1 ] || die "check --html on pcie-x8: expected exit 1 (a fail)"
+grep -q 'id="check-verdict"' "$tmp/check.html" || die "check --html: no verdict"
+for serial in $(python3 -c 'import json,sys; print(" ".join(g["serial"] for g in json.load(open(sys.argv[1]))["gpus"]))' "$tmp/check.json"); do
+  grep -q ">$serial<" "$tmp/check.html" || die "check --html: serial $serial missing"
+done
 "$gpuvet" trace "$fx/traces/comm-two-ranks/input" --format json --html "$tmp/trace.html" \
   >"$tmp/trace.json" || die "trace --html exit $?"
 "$gpuvet" report "$fx/pcie-x8/expected.json" "$fx/bench/link-x8/expected.json" "$tmp/trace.json" \
   "$tmp/checkpoint-stalls.gpuvet" "$fx/fleet/day/expected.json" --target B200 --now $now \
   -o "$tmp/all.html" 2>"$tmp/report.err" || die "report exit $? ($(cat "$tmp/report.err"))"
-for p in analyze trace all; do
+for p in check analyze trace all; do
   [ -s "$tmp/$p.html" ] || die "$p.html not written"
   # Self-contained: nothing is fetched at view time.
   if grep -Eq '(src|href)="(https?:)?//' "$tmp/$p.html"; then die "$p.html references the network"; fi
