@@ -74,6 +74,8 @@ Result<Section> SectionFromJsonText(const std::string& text, const std::string& 
       (void)again;
     } catch (const nlohmann::json::parse_error& e) {
       where = " (byte " + std::to_string(e.byte) + ")";
+    } catch (const nlohmann::json::exception& e) {
+      where = std::string(" (") + e.what() + ")";  // a number out of range, found by mutation
     }
     return InvalidInput(what + ": not JSON" + where);
   }
