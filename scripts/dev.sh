@@ -20,6 +20,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter
   dpkg-dev file groff-base python3-yaml curl
+  chromium
 )
 
 install_packages() {

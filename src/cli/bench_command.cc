@@ -24,6 +24,7 @@
 #include "core/report.h"
 #include "output/bench_json.h"
 #include "output/bench_text.h"
+#include "output/html_report.h"
 #include "rules/bench_rules.h"
 #include "sources/bench/bench_engine.h"
 #include "util/file.h"
@@ -169,6 +170,12 @@ int RunBench(const BenchFlags& flags) {
   }
   std::fwrite(rendered.data(), 1, rendered.size(), stdout);
   std::fflush(stdout);
+  if (!flags.html.empty()) {
+    Result<std::string> page =
+        html::RenderHtmlFromJson(RenderBenchJson(report), "gpuvet bench", nullptr, now->iso);
+    Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();
+    if (!written.ok()) return UsageError("bench", "--html: " + written.message());
+  }
   // Nothing measured is not a pass: the node's GPUs were never exercised.
   const int code = report.verdict == Severity::kFail || NothingMeasured(report.run) ? kExitUnhealthy
                                                                                     : kExitHealthy;
@@ -199,6 +206,8 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--cuda-lib", flags->cuda_lib, "Path of libcuda.so.1 to load")
       ->envname("GPUVET_CUDA_LIB");
   cmd->add_option("--root", flags->root, "Read /sys under this directory (fixture trees)");
+  cmd->add_option("--html", flags->html,
+                  "Also write the report as one self-contained HTML page to this file");
   cmd->add_option("--now", flags->now, "Timestamp to print instead of the clock (tests)");
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));

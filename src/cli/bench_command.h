@@ -20,6 +20,7 @@ struct BenchFlags {
   std::string cuda_lib;              // --cuda-lib PATH (or GPUVET_CUDA_LIB)
   std::string root;                  // --root DIR: read /sys under it
   std::string now;                   // --now (ISO timestamp, for reproducible output)
+  std::string html;                  // --html FILE: also write the report as an HTML page
   std::string color = "auto";        // --color auto|always|never
   bool verbose = false;
   int timeout_s = 0;  // --timeout-s: give up on a silent driver (0 = 300 s, 1800 s with --full)

@@ -17,6 +17,7 @@
 #include "core/host_paths.h"
 #include "core/policy.h"
 #include "core/report.h"
+#include "output/html_report.h"
 #include "output/json_renderer.h"
 #include "output/metrics_renderer.h"
 #include "output/text_renderer.h"
@@ -262,6 +263,12 @@ int RunCheck(const CheckFlags& in_flags) {
     Status written = WriteFileAtomic(flags.textfile, RenderCheckTextfile(report, now->unix_s));
     if (!written.ok()) return UsageError("check", "--textfile: " + written.message());
   }
+  if (!flags.html.empty()) {
+    Result<std::string> page =
+        html::RenderHtmlFromJson(RenderJson(report), "gpuvet check", nullptr, now->iso);
+    Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();
+    if (!written.ok()) return UsageError("check", "--html: " + written.message());
+  }
   return report.verdict == Severity::kFail ? kExitUnhealthy : kExitHealthy;
 }
 
@@ -308,6 +315,8 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--textfile", flags->textfile,
                   "Also write the check results as Prometheus metrics to this file, atomically, "
                   "for node_exporter's textfile collector (name it *.prom)");
+  cmd->add_option("--html", flags->html,
+                  "Also write the report as one self-contained HTML page to this file");
   cmd->callback([flags, exit_code] { *exit_code = RunCheck(*flags); });
 }
 

@@ -27,6 +27,7 @@ struct CheckFlags {
   std::string color = "auto";  // --color auto|always|never
   bool verbose = false;
   std::string textfile;  // --textfile PATH: also write gpuvet_check_status for node_exporter
+  std::string html;      // --html PATH: also write the report as an HTML page
 };
 
 // Registers the `check` subcommand on `app`; the callback stores its exit code in *exit_code.

@@ -21,6 +21,7 @@
 #include "cli/record/import_command.h"
 #include "cli/record/record_command.h"
 #include "cli/record/watch_command.h"
+#include "cli/report_command.h"
 #include "cli/trace_command.h"
 #include "core/report.h"
 
@@ -40,6 +41,7 @@ constexpr CommandEntry kCommands[] = {
     {"exporter", AddExporterCommand}, {"import", AddImportCommand},
     {"record", AddRecordCommand},     {"watch", AddWatchCommand},
     {"analyze", AddAnalyzeCommand},   {"fleet", AddFleetCommand},
+    {"report", AddReportCommand},
 };
 
 // The first argument when it names no command (options come first only as --help/--version):

@@ -15,9 +15,11 @@
 #include "core/report.h"
 #include "output/trace_compare_json.h"
 #include "output/trace_compare_text.h"
+#include "output/html_report.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
 #include "sources/trace/trace_input.h"
+#include "util/file.h"
 
 namespace gpuvet {
 
@@ -28,10 +30,17 @@ struct TraceFlags {
   std::string compare;  // run B of `--compare` ("" when not comparing)
   std::string format = "text";
   std::string color = "auto";
+  std::string html;  // --html FILE: also write the report as an HTML page
 };
 
 // `gpuvet trace A --compare B`: both inputs must be readable; the comparison is the output.
 int RunCompare(const TraceFlags& flags) {
+  if (!flags.html.empty()) {
+    std::fprintf(stderr,
+                 "gpuvet trace --compare: --html is not available with --compare yet; use "
+                 "--format json or text\n");
+    return kExitUsage;
+  }
   Result<TraceInput> a = ReadTraceInput(flags.path);
   Result<TraceInput> b = a.ok() ? ReadTraceInput(flags.compare) : Result<TraceInput>(a.status());
   for (const Result<TraceInput>* in : {&a, &b}) {
@@ -74,6 +83,13 @@ int RunTrace(const TraceFlags& flags) {
                                            : RenderTraceText(report, UseColor(flags.color));
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
+  if (!flags.html.empty()) {
+    Result<ReportTime> now = ResolveNow("");
+    Result<std::string> page = html::RenderHtmlFromJson(RenderTraceJson(report), flags.path,
+                                                        nullptr, now.ok() ? now->iso : "");
+    Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();
+    if (!written.ok()) return UsageError("trace", "--html: " + written.message());
+  }
   return kExitHealthy;
 }
 
@@ -94,6 +110,8 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--html", flags->html,
+                  "Also write the report as one self-contained HTML page to this file");
   cmd->callback([flags, exit_code] { *exit_code = RunTrace(*flags); });
 }
 

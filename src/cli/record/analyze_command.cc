@@ -12,7 +12,10 @@
 #include "core/report.h"
 #include "output/analyze_json.h"
 #include "output/analyze_text.h"
+#include "output/html_report.h"
+#include "output/html_timeline.h"
 #include "sources/recording/recording_store.h"
+#include "util/file.h"
 
 namespace gpuvet {
 
@@ -38,6 +41,13 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
                                            : RenderAnalyzeText(report, UseColor(flags.color));
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
+  if (!flags.html.empty()) {
+    html::Timeline timeline = html::BuildTimeline(*rec);
+    Result<std::string> page =
+        html::RenderHtmlFromJson(RenderAnalyzeJson(report), path, &timeline, now->iso);
+    Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();
+    if (!written.ok()) return UsageError("analyze", "--html: " + written.message());
+  }
   return kExitHealthy;
 }
 
@@ -59,6 +69,8 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
       "--target", *target, "Forecast the speedup on this GPU (H200, H100 SXM, B200, A100 80GB …)");
   CLI::Option* price_opt =
       cmd->add_option("--price-per-gpu-hour", *price, "Price of one GPU-hour, for work per dollar");
+  cmd->add_option("--html", flags->html,
+                  "Also write the report as one self-contained HTML page to this file");
   cmd->add_option("--now", flags->now, "Timestamp to print instead of the clock (tests)");
   cmd->callback([=] {
     if (target_opt->count()) flags->target = *target;

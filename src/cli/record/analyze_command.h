@@ -16,10 +16,12 @@ struct AnalyzeFlags {
   std::string color = "auto";                // auto, always, never
   std::optional<std::string> target;         // --target GPU model for the upgrade forecast
   std::optional<double> price_per_gpu_hour;  // --price-per-gpu-hour
-  std::string now;  // --now: timestamp instead of the clock (tests); empty = clock
+  std::string now;   // --now: timestamp instead of the clock (tests); empty = clock
+  std::string html;  // --html FILE: also write the HTML report (output/html_report.h) there
 };
 
-// Reads the recording at `path`, analyses it and prints the report on stdout. Returns 0 when a
+// Reads the recording at `path`, analyses it and prints the report on stdout (and, with
+// `flags.html`, writes the HTML page with every sample on its timeline). Returns 0 when a
 // report was printed (whatever it says), 2 when the file cannot be read (garbled, truncated, not
 // a recording; the message names the file on stderr) or the target GPU is unknown.
 int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags);

@@ -43,6 +43,7 @@ struct RecordFlags {
   SamplerFlags sampler;
   bool no_analyze = false;
   std::string format = "text";  // of the diagnosis
+  std::string html;             // --html FILE: the diagnosis as an HTML page too
   std::optional<std::string> target;
   std::optional<double> price_per_gpu_hour;
 };
@@ -54,6 +55,9 @@ double NowUnix() {
 }
 
 int RunRecord(const RecordFlags& flags) {
+  if (flags.no_analyze && !flags.html.empty()) {
+    return UsageError("record", "--html needs the diagnosis: drop --no-analyze");
+  }
   auto interval = ParseDurationFlag("--interval", flags.interval);
   if (!interval.ok()) return UsageError("record", interval.status().message());
   if (*interval < 0.1 || *interval > 60) {
@@ -156,6 +160,7 @@ int RunRecord(const RecordFlags& flags) {
     analyze.format = flags.format;
     analyze.target = flags.target;
     analyze.price_per_gpu_hour = flags.price_per_gpu_hour;
+    analyze.html = flags.html;
     std::fflush(stdout);
     if (AnalyzeAndPrint(flags.out, analyze) != kExitHealthy) {
       std::fprintf(stderr, "gpuvet record: the recording could not be analysed (see above)\n");
@@ -192,6 +197,8 @@ void AddRecordCommand(CLI::App& app, int* exit_code) {
                 "Do not print the diagnosis at the end (run `gpuvet analyze FILE` later)");
   cmd->add_option("--format", flags->format, "Diagnosis format: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--html", flags->html,
+                  "Also write the diagnosis as one self-contained HTML page to this file");
   cmd->add_option("--target", flags->target,
                   "Forecast the speedup on this GPU model (e.g. H200; see `gpuvet analyze`)");
   cmd->add_option("--price-per-gpu-hour", flags->price_per_gpu_hour,
