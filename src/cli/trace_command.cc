@@ -8,10 +8,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "analysis/trace/analyze.h"
+#include "analysis/trace/trace_forecast.h"
 #include "cli/common/cli_util.h"
+#include "core/hw/gpu_specs.h"
 #include "core/report.h"
+#include "output/forecast_render.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
 #include "sources/trace/trace_input.h"
@@ -24,16 +28,38 @@ struct TraceFlags {
   std::string path;
   std::string format = "text";
   std::string color = "auto";
+  std::optional<std::string> target;  // --target: upgrade forecast to this GPU ("list": the table)
+  std::optional<std::string> source;  // --source: the trace's GPU when it does not say
 };
 
 int RunTrace(const TraceFlags& flags) {
+  const GpuSpec* target = nullptr;
+  if (flags.target) {
+    if (*flags.target == "list") {
+      std::string list = RenderGpuSpecList();
+      std::fwrite(list.data(), 1, list.size(), stdout);
+      return kExitHealthy;
+    }
+    target = FindGpuSpec(*flags.target);
+    if (!target) {
+      return UsageError("trace", "unknown --target '" + *flags.target + "'; known GPUs: " +
+                                     GpuSpecKeys() + " (or --target list)");
+    }
+  }
+  if (flags.source && !FindGpuSpec(*flags.source)) {
+    return UsageError("trace", "unknown --source '" + *flags.source + "'; known GPUs: " +
+                                   GpuSpecKeys());
+  }
   Result<TraceInput> input = ReadTraceInput(flags.path);
   if (!input.ok()) {
     std::fprintf(stderr, "gpuvet trace: %s\n", input.status().message().c_str());
     return kExitUsage;
   }
   std::vector<std::string> problems = input->problems;
-  TraceReport report = AnalyzeTraces(std::move(input.value().ranks), TraceOptions{});
+  TraceOptions options;
+  options.time_budget = target != nullptr;
+  TraceReport report = AnalyzeTraces(std::move(input.value().ranks), options);
+  if (target) ForecastTraceReport(report, *target, flags.source);
   // Files of a directory that could not be read at all still belong in the report.
   for (const std::string& p : problems) {
     Finding f;
@@ -65,6 +91,11 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--target", flags->target,
+                  "Forecast the speedup on this GPU (H200, B200, H100 SXM …; 'list' for the "
+                  "table)");
+  cmd->add_option("--source", flags->source,
+                  "The GPU the trace ran on, when its deviceProperties do not say");
   cmd->callback([flags, exit_code] { *exit_code = RunTrace(*flags); });
 }
 

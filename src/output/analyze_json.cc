@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "output/forecast_render.h"
 #include "core/bottleneck.h"
 namespace gpuvet {
 
@@ -113,22 +114,7 @@ json EnergyJson(const EnergySummary& e) {
 
 json ForecastJson(const std::optional<UpgradeForecast>& f) {
   if (!f) return nullptr;
-  json terms = json::array();
-  for (const ForecastTerm& t : f->terms) {
-    terms.push_back({{"part", t.part},
-                     {"share_pct", R2(t.share_pct)},
-                     {"scale", R4(t.scale)},
-                     {"basis", t.basis}});
-  }
-  return {{"current", f->current},
-          {"current_known", f->current_known},
-          {"target", f->target},
-          {"speedup", R2(f->speedup)},
-          {"max_speedup", f->max_speedup > 0 ? json(R2(f->max_speedup)) : json(nullptr)},
-          {"terms", terms},
-          {"summary", f->summary},
-          {"first_change", f->first_change},
-          {"sources", f->sources}};
+  return ForecastToJson(*f);
 }
 
 }  // namespace
