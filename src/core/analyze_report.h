@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/bottleneck.h"
-#include "core/forecast.h"
 #include "core/finding.h"
+#include "core/forecast.h"
 
 namespace gpuvet {
 

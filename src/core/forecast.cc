@@ -61,9 +61,11 @@ void ScaleTensor(ForecastTerm& t, MathPrecision p, const GpuSpec& from, const Gp
     t.basis = fmt::format("{}: no datasheet figure, assumed unchanged", PrecisionName(p));
     return;
   }
-  std::string kind = p == MathPrecision::kFp32 ? "FP32 (CUDA cores)" : fmt::format("{} dense", PrecisionName(p));
+  std::string kind =
+      p == MathPrecision::kFp32 ? "FP32 (CUDA cores)" : fmt::format("{} dense", PrecisionName(p));
   t.basis = Ratio(kind, a, b, unit);
-  if (q != p) t.basis += fmt::format(" (target has no {}: runs as {})", PrecisionName(p), PrecisionName(q));
+  if (q != p)
+    t.basis += fmt::format(" (target has no {}: runs as {})", PrecisionName(p), PrecisionName(q));
   SetPoint(t, a / b);
   // FP32 GEMMs on a source without TF32 may run as TF32 on the target (PyTorch allows it for
   // cuDNN convolutions by default, for matmuls when asked): the favourable end.
@@ -136,8 +138,9 @@ ForecastTerm ScaleBudgetPart(const BudgetPart& part, const GpuSpec& from, const 
         t.basis = from.nvlink_gbps > 0 && from.nvlink_gbps == to.nvlink_gbps
                       ? fmt::format("same interconnect (NVLink {} {:g} GB/s): unchanged",
                                     from.nvlink_gen, from.nvlink_gbps)
-                      : std::string("interconnect not faster on the target (PCIe or network): "
-                                    "unchanged");
+                      : std::string(
+                            "interconnect not faster on the target (PCIe or network): "
+                            "unchanged");
       }
       break;
     case ForecastGovernor::kUnchanged:
@@ -176,18 +179,20 @@ UpgradeForecast ForecastFromBudget(const std::vector<BudgetPart>& budget, const 
     lo += p.seconds * t.scale_low;
     hi += p.seconds * t.scale_high;
     if (t.fixed) fixed += p.seconds * t.scale;
+    // Any part the inputs cannot pin down makes the answer a range, however narrow.
+    if (from && t.scale_high > t.scale_low * 1.0001) f.range = true;
     f.terms.push_back(std::move(t));
   }
   f.max_speedup = fixed > 0 ? total / fixed : 0;
   if (!from) {
-    f.summary = fmt::format("the source GPU is unknown, so no move to {} can be forecast", f.target);
+    f.summary =
+        fmt::format("the source GPU is unknown, so no move to {} can be forecast", f.target);
     return f;
   }
   f.computed = true;
   f.speedup = mid > 0 ? total / mid : 1;
   f.speedup_low = hi > 0 ? total / hi : 1;
   f.speedup_high = lo > 0 ? total / lo : 1;
-  f.range = f.speedup_high > f.speedup_low * 1.01;
   for (const GpuSpec* s : {from, &to}) {
     if (std::find(f.sources.begin(), f.sources.end(), s->source) == f.sources.end()) {
       f.sources.emplace_back(s->source);

@@ -16,11 +16,11 @@ inline constexpr const char* kForecastSchema = "gpuvet.forecast/v1";
 
 // What a part's time scales with on another GPU.
 enum class ForecastGovernor {
-  kTensor,         // GEMM/convolution/attention: dense throughput in BudgetPart::precision
-  kMemory,         // elementwise, reduction, normalisation, device-to-device copies: bandwidth
-  kKernelUnknown,  // a kernel whose class the name does not give: memory .. FP32 compute
-  kBusyUnsplit,    // GPU-busy time nothing splits (GPU-Util only): memory .. tensor (BF16/FP16)
-  kHostLink,       // host<->device copies over PCIe or NVLink-C2C
+  kTensor,            // GEMM/convolution/attention: dense throughput in BudgetPart::precision
+  kMemory,            // elementwise, reduction, normalisation, device-to-device copies: bandwidth
+  kKernelUnknown,     // a kernel whose class the name does not give: memory .. FP32 compute
+  kBusyUnsplit,       // GPU-busy time nothing splits (GPU-Util only): memory .. tensor (BF16/FP16)
+  kHostLink,          // host<->device copies over PCIe or NVLink-C2C
   kHostLinkPageable,  // the same through pageable memory: host staging may set the pace
   kInterconnect,      // communication kernels and peer copies: NVLink or the network
   kUnchanged,         // idle, launch gaps, syncs, host and data-loader time
@@ -44,10 +44,10 @@ struct TimeBudget {
 
 // One part of the wall time and how it scales on the target GPU.
 struct ForecastTerm {
-  std::string part;      // BudgetPart::part (recordings: "host_side", "busy", "transfer", …)
-  double share_pct = 0;  // of the budget's wall time
-  double scale = 1;      // time on target / time now, the middle assumption
-  double scale_low = 1;  // the most favourable assumption (smallest time on the target)
+  std::string part;       // BudgetPart::part (recordings: "host_side", "busy", "transfer", …)
+  double share_pct = 0;   // of the budget's wall time
+  double scale = 1;       // time on target / time now, the middle assumption
+  double scale_low = 1;   // the most favourable assumption (smallest time on the target)
   double scale_high = 1;  // the least favourable
   bool fixed = false;     // does not depend on the GPU (counts against the ceiling)
   std::string basis;      // "BF16 dense 989 -> 2250 TFLOPS"
@@ -65,13 +65,13 @@ struct UpgradeForecast {
   double speedup = 1;     // wall time now / estimated wall time on the target (middle)
   double speedup_low = 1;
   double speedup_high = 1;
-  bool range = false;      // low and high differ: give the range, never one number
+  bool range = false;      // some part's scale is uncertain: give the range, never one number
   double max_speedup = 0;  // any GPU, however fast: 1 / share of fixed time; 0 = unbounded
   std::vector<ForecastTerm> terms;
-  std::string summary;       // one line
-  std::string first_change;  // what must change first for the upgrade to pay
-  std::string range_reason;  // why it is a range ("" when it is not)
-  std::string narrow_by;     // the metric or input that would narrow it
+  std::string summary;                // one line
+  std::string first_change;           // what must change first for the upgrade to pay
+  std::string range_reason;           // why it is a range ("" when it is not)
+  std::string narrow_by;              // the metric or input that would narrow it
   std::vector<std::string> evidence;  // supporting lines (power against the board limit, GPM)
   std::vector<std::string> notes;     // assumptions the reader should know
   std::vector<std::string> sources;   // where the spec rows come from

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "output/forecast_render.h"
 #include "core/bottleneck.h"
+#include "output/forecast_render.h"
 namespace gpuvet {
 
 namespace {

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "output/forecast_render.h"
 #include "core/bottleneck.h"
+#include "output/forecast_render.h"
 #include "util/strings.h"
 
 namespace gpuvet {

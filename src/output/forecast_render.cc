@@ -27,11 +27,13 @@ std::string ScaleText(const ForecastTerm& t) {
 }  // namespace
 
 std::string RenderForecastText(const UpgradeForecast& f) {
-  std::string out = fmt::format("upgrade forecast{}: {} -> {}", f.subject.empty() ? "" : " (" + f.subject + ")",
-                                f.current, f.target);
+  std::string out =
+      fmt::format("upgrade forecast{}: {} -> {}", f.subject.empty() ? "" : " (" + f.subject + ")",
+                  f.current, f.target);
   if (!f.current_from.empty()) out += fmt::format(" (source GPU from {})", f.current_from);
   out += "\n";
   for (const ForecastTerm& t : f.terms) {
+    if (t.share_pct < 0.05) continue;  // in the JSON; too small to read here
     out += fmt::format("  {:<20} {:>5.1f} %  {:<11} {}\n", t.part, t.share_pct,
                        f.computed ? ScaleText(t) : "-", t.basis);
   }
@@ -43,7 +45,7 @@ std::string RenderForecastText(const UpgradeForecast& f) {
                ? fmt::format("  ceiling: any GPU, however fast, at most {:.2f}x\n", f.max_speedup)
                : std::string("  ceiling: none: every part of the time is GPU-side\n");
   }
-  out += "  " + f.summary + "\n";
+  if (!f.computed) out += "  " + f.summary + "\n";
   if (!f.range_reason.empty()) out += "  why a range: " + f.range_reason + "\n";
   if (!f.narrow_by.empty()) out += "  would narrow it: " + f.narrow_by + "\n";
   for (const std::string& e : f.evidence) out += "  evidence: " + e + "\n";
@@ -90,23 +92,24 @@ json ForecastToJson(const UpgradeForecast& f) {
 }
 
 std::string RenderGpuSpecList() {
-  std::string out = fmt::format("{:<16} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>14} {:>10}\n",
-                                "GPU", "FP32", "TF32", "BF16", "FP16", "FP8", "GB/s", "host link",
-                                "NVLink");
+  std::string out =
+      fmt::format("{:<16} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7} {:>14} {:>10}\n", "GPU", "FP32",
+                  "TF32", "BF16", "FP16", "FP8", "GB/s", "host link", "NVLink");
   for (const GpuSpec& s : GpuSpecs()) {
     std::string link_name;
     double link = HostLinkGbps(s, &link_name);
     std::string nv = s.nvlink_gen > 0 ? fmt::format("{} {:g}", s.nvlink_gen, s.nvlink_gbps) : "-";
     auto v = [](double x) { return x > 0 ? fmt::format("{:g}", x) : std::string("-"); };
-    out += fmt::format("{:<16} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7g} {:>14} {:>10}\n", s.key,
-                       v(s.fp32_tflops), v(s.tf32_tflops), v(s.bf16_tflops), v(s.fp16_tflops),
-                       v(s.fp8_tflops), s.memory_gbps,
-                       fmt::format("{} {:.0f}", link_name == "NVLink-C2C" ? "C2C" : link_name.substr(5), link),
-                       nv);
+    out += fmt::format(
+        "{:<16} {:>6} {:>6} {:>6} {:>6} {:>6} {:>7g} {:>14} {:>10}\n", s.key, v(s.fp32_tflops),
+        v(s.tf32_tflops), v(s.bf16_tflops), v(s.fp16_tflops), v(s.fp8_tflops), s.memory_gbps,
+        fmt::format("{} {:.0f}", link_name == "NVLink-C2C" ? "C2C" : link_name.substr(5), link),
+        nv);
   }
-  out += "dense tensor TFLOPS (FP32: CUDA cores), memory GB/s, host link GB/s per direction, NVLink "
-         "generation and GB/s per GPU (both directions); sources: datasheets, see "
-         "docs/forecast.md\n";
+  out +=
+      "dense tensor TFLOPS (FP32: CUDA cores), memory GB/s, host link GB/s per direction, NVLink "
+      "generation and GB/s per GPU (both directions); sources: datasheets, see "
+      "docs/forecast.md\n";
   return out;
 }
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "output/forecast_render.h"
 #include "core/bottleneck.h"
+#include "output/forecast_render.h"
 #include "output/json_renderer.h"
 
 namespace gpuvet {

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "output/forecast_render.h"
 #include "core/bottleneck.h"
 #include "core/report.h"
+#include "output/forecast_render.h"
 #include "output/text_renderer.h"
 #include "util/strings.h"
 

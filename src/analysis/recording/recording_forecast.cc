@@ -49,9 +49,8 @@ PhaseCounters CountersOf(const ForecastInputs& in, double start, double end) {
   for (const Sample& s : in.recording->samples) {
     if (s.t < start || s.t >= end) continue;
     for (const GpuSample& g : s.gpus) {
-      if (!in.workload_gpus.empty() &&
-          std::find(in.workload_gpus.begin(), in.workload_gpus.end(), g.gpu) ==
-              in.workload_gpus.end()) {
+      if (!in.workload_gpus.empty() && std::find(in.workload_gpus.begin(), in.workload_gpus.end(),
+                                                 g.gpu) == in.workload_gpus.end()) {
         continue;
       }
       ++c.n;
@@ -226,13 +225,14 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
   if (power_s > 0 && current && current->power_limit_w && *current->power_limit_w > 0) {
     double w = power_sum / power_s, pct = 100.0 * w / *current->power_limit_w;
     std::string reading =
-        pct < 50   ? "a tensor-saturated GPU draws near its limit: this looks more like memory- or "
-                     "latency-bound work"
+        pct < 50 ? "a tensor-saturated GPU draws near its limit: this looks more like memory- or "
+                   "latency-bound work"
         : pct >= 80 ? "consistent with heavy tensor work (or a power cap)"
-                    : "between the two: no lean either way";
-    f.evidence.push_back(fmt::format("busy but drawing {:.0f} % of its {:.0f} W power limit (mean "
-                                     "{:.0f} W): {}",
-                                     pct, *current->power_limit_w, w, reading));
+                    : "neither near the limit nor far below it: no lean either way";
+    f.evidence.push_back(
+        fmt::format("busy but drawing {:.0f} % of its {:.0f} W power limit (mean "
+                    "{:.0f} W): {}",
+                    pct, *current->power_limit_w, w, reading));
   }
   if (trace) {
     std::vector<std::string> mix;
@@ -268,8 +268,9 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
     f.range_reason = Join(why, "; ");
   }
   if (busy_tensor > 0) {
-    f.notes.push_back("tensor-active time is scaled at dense BF16/FP16: GPM does not give the "
-                      "precision");
+    f.notes.push_back(
+        "tensor-active time is scaled at dense BF16/FP16: GPM does not give the "
+        "precision");
   }
 
   // What must change first: the largest label that does not shrink.

@@ -71,9 +71,12 @@ std::string ArchHint(const RankTrace& t) {
     std::string_view prefix, hint;
   };
   static constexpr Prefix kPrefixes[] = {
-      {"sm100_", "Blackwell (sm100), e.g. B200"}, {"sm90_", "Hopper (sm90), e.g. H100 SXM"},
-      {"sm80_", "Ampere (sm80), e.g. A100 80GB"}, {"ampere_", "Ampere, e.g. A100 80GB"},
-      {"turing_", "Turing, e.g. T4"},             {"volta_", "Volta, e.g. V100 SXM2"},
+      {"sm100_", "Blackwell (sm100), e.g. B200"},
+      {"sm90_", "Hopper (sm90), e.g. H100 SXM"},
+      {"sm80_", "Ampere (sm80), e.g. A100 80GB"},
+      {"ampere_", "Ampere, e.g. A100 80GB"},
+      {"turing_", "Turing, e.g. T4"},
+      {"volta_", "Volta, e.g. V100 SXM2"},
   };
   for (const Prefix& p : kPrefixes) {
     for (const std::string& n : t.names) {
@@ -144,10 +147,10 @@ void Explain(UpgradeForecast& f) {
     }
   }
   if (worst && worst->share_pct >= 5) {
-    f.first_change = fmt::format("{} takes {:.1f} % of the window and does not shrink on a faster "
-                                 "GPU: fix it first. {}",
-                                 PartLabel(worst->part), worst->share_pct,
-                                 FirstChange(worst->part));
+    f.first_change = fmt::format(
+        "{} takes {:.1f} % of the window and does not shrink on a faster "
+        "GPU: fix it first. {}",
+        PartLabel(worst->part), worst->share_pct, FirstChange(worst->part));
   } else if (f.speedup_low > 1.05) {
     f.first_change = "nothing host-side stands in the way: the upgrade pays roughly as forecast";
   } else {
@@ -165,27 +168,31 @@ void Explain(UpgradeForecast& f) {
     if (t.part == "host_copies_pageable") pageable += t.share_pct;
   }
   if (tf32 > 0) {
-    why.push_back(fmt::format("FP32 GEMMs/convolutions ({:.1f} %) run on CUDA cores here and may "
-                              "run as TF32 on the target",
-                              tf32));
-    narrow.push_back("whether the job allows TF32 (torch.backends.cuda.matmul.allow_tf32, "
-                     "torch.backends.cudnn.allow_tf32)");
+    why.push_back(
+        fmt::format("FP32 GEMMs/convolutions ({:.1f} %) run on CUDA cores here and may "
+                    "run as TF32 on the target",
+                    tf32));
+    narrow.push_back(
+        "whether the job allows TF32 (torch.backends.cuda.matmul.allow_tf32, "
+        "torch.backends.cudnn.allow_tf32)");
   }
   if (unknown_prec > 0) {
-    why.push_back(fmt::format("GEMM-like kernels ({:.1f} %) whose names give no precision",
-                              unknown_prec));
+    why.push_back(
+        fmt::format("GEMM-like kernels ({:.1f} %) whose names give no precision", unknown_prec));
     narrow.push_back("the job's dtype (autocast/bf16) or a trace with kernel names that carry it");
   }
   if (unknown_class > 0) {
-    why.push_back(fmt::format("kernels ({:.1f} %) whose names do not say whether they compute or "
-                              "stream memory",
-                              unknown_class));
-    narrow.push_back("a counter-mode trace (CUPTI range profiler: dram__bytes_read.sum, "
-                     "smsp__sass_thread_inst_executed_op_*) that places them on the roofline");
+    why.push_back(
+        fmt::format("kernels ({:.1f} %) whose names do not say whether they compute or "
+                    "stream memory",
+                    unknown_class));
+    narrow.push_back(
+        "a counter-mode trace (CUPTI range profiler: dram__bytes_read.sum, "
+        "smsp__sass_thread_inst_executed_op_*) that places them on the roofline");
   }
   if (comm > 0) {
-    why.push_back(fmt::format("communication ({:.1f} %) speeds up only if it stays on NVLink",
-                              comm));
+    why.push_back(
+        fmt::format("communication ({:.1f} %) speeds up only if it stays on NVLink", comm));
     narrow.push_back("where the ranks are: one NVLink domain or across nodes");
   }
   if (pageable > 0) {
@@ -195,9 +202,10 @@ void Explain(UpgradeForecast& f) {
     f.range_reason = Join(why, "; ");
     f.narrow_by = Join(narrow, "; ");
   }
-  f.notes.push_back("copies and communication hidden under computation now are assumed to stay "
-                    "hidden; each GEMM is assumed to reach the same share of the peak on the "
-                    "target as it does now");
+  f.notes.push_back(
+      "copies and communication hidden under computation now are assumed to stay "
+      "hidden; each GEMM is assumed to reach the same share of the peak on the "
+      "target as it does now");
 }
 
 }  // namespace
@@ -271,8 +279,8 @@ TimeBudget ComputeTimeBudget(const RankTrace& t, const OpWindow& window, const R
   for (int p = 0; p < 8; ++p) {
     if (ns[kTensor0 + p] <= 0) continue;
     MathPrecision prec = static_cast<MathPrecision>(p);
-    std::string id = prec == MathPrecision::kUnknown ? "gemm_unknown"
-                                                 : "gemm_" + ToLower(PrecisionName(prec));
+    std::string id =
+        prec == MathPrecision::kUnknown ? "gemm_unknown" : "gemm_" + ToLower(PrecisionName(prec));
     out.parts.push_back(Part(id, ForecastGovernor::kTensor, ns[kTensor0 + p],
                              "GEMM, convolution, attention", prec));
   }
@@ -290,10 +298,11 @@ TimeBudget ComputeTimeBudget(const RankTrace& t, const OpWindow& window, const R
   // The idle rest, split as host attribution split it (scaled to this sweep's idle time).
   int64_t idle = (hi - lo) - busy;
   const HostAttribution& h = a.host;
-  int64_t attributed = h.sync_idle_ns + h.dataloader_idle_ns + h.optimizer_idle_ns + h.other_idle_ns;
+  int64_t attributed =
+      h.sync_idle_ns + h.dataloader_idle_ns + h.optimizer_idle_ns + h.other_idle_ns;
   double k = attributed > 0 ? static_cast<double>(idle) / attributed : 0;
-  int64_t launch = std::min<int64_t>(h.other_idle_ns,
-                                     a.gpu_idle.host_wait_short_ns + a.gpu_idle.kernel_wait_ns);
+  int64_t launch =
+      std::min<int64_t>(h.other_idle_ns, a.gpu_idle.host_wait_short_ns + a.gpu_idle.kernel_wait_ns);
   int64_t sync = static_cast<int64_t>(h.sync_idle_ns * k);
   int64_t loader = static_cast<int64_t>(h.dataloader_idle_ns * k);
   int64_t optim = static_cast<int64_t>(h.optimizer_idle_ns * k);
@@ -331,10 +340,10 @@ void ForecastTraceReport(TraceReport& report, const GpuSpec& target,
     f.current_from = from ? from_how : "";
     if (!from) {
       f.current = whole.gpu_name.empty() ? "unknown GPU" : whole.gpu_name;
-      f.summary = whole.gpu_name.empty()
-                      ? "the trace does not name its GPU (no deviceProperties): pass --source GPU"
-                      : fmt::format("'{}' is not in the spec table: pass --source GPU",
-                                    whole.gpu_name);
+      f.summary =
+          whole.gpu_name.empty()
+              ? "the trace does not name its GPU (no deviceProperties): pass --source GPU"
+              : fmt::format("'{}' is not in the spec table: pass --source GPU", whole.gpu_name);
       if (!a.budget.arch_hint.empty()) f.summary += " (" + a.budget.arch_hint + ")";
       if (!whole.steady_state.empty()) f.notes.push_back("steady state after start-up");
     } else {

@@ -24,8 +24,7 @@ MathPrecision KernelPrecision(std::string_view name);
 // for the highest of: tensor kernels, memory-bound kernels, unknown kernels, device copies,
 // communication, pinned host copies, pageable host copies, other copies. The idle rest is split
 // by a.host (syncs, DataLoader, optimizer, other host time) and a.gpu_idle (launch gaps).
-TimeBudget ComputeTimeBudget(const RankTrace& trace, const OpWindow& window,
-                             const RankAnalysis& a);
+TimeBudget ComputeTimeBudget(const RankTrace& trace, const OpWindow& window, const RankAnalysis& a);
 
 // Fills report.forecasts: one per rank with a budget (its steady state's when start-up was
 // detected). The source GPU is `source` when given (a spec key or name), else the rank's

@@ -17,7 +17,7 @@ struct AnalyzeFlags {
   std::optional<std::string> target;         // --target GPU model for the upgrade forecast
   std::optional<double> price_per_gpu_hour;  // --price-per-gpu-hour
   std::optional<std::string> trace;  // --trace: a trace taken during the recording (forecast)
-  std::string now;  // --now: timestamp instead of the clock (tests); empty = clock
+  std::string now;                   // --now: timestamp instead of the clock (tests); empty = clock
 };
 
 // Reads the recording at `path`, analyses it and prints the report on stdout. Returns 0 when a
