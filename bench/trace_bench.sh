@@ -24,16 +24,17 @@ input_of() {  # HTA reference case -> the trace it was computed from
 # Best of 5: "seconds max_rss_kb". Wall time from bash's $EPOCHREALTIME around the bare run
 # (/usr/bin/time's %e has 10 ms steps, as long as a small trace takes, and timing through it
 # would add its own start-up); peak RSS from one run under /usr/bin/time (%M).
-measure() {
-  local best="" t0 t1 s kb
+measure() {  # measure FILE [EXTRA TRACE ARGS...]
+  local best="" t0 t1 s kb in=$1
+  shift
   for _ in 1 2 3 4 5; do
     t0=$EPOCHREALTIME
-    "$GPUVET" trace "$1" --format json >/dev/null 2>&1
+    "$GPUVET" trace "$in" "$@" --format json >/dev/null 2>&1
     t1=$EPOCHREALTIME
     s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')
     if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$s; fi
   done
-  kb=$(/usr/bin/time -f "%M" "$GPUVET" trace "$1" --format json 2>&1 >/dev/null | tail -1)
+  kb=$(/usr/bin/time -f "%M" "$GPUVET" trace "$in" "$@" --format json 2>&1 >/dev/null | tail -1)
   echo "$best $kb"
 }
 
@@ -61,6 +62,16 @@ for ref in "$DATA"/hta_reference/*/; do
     "$(awk -v k="$kb" 'BEGIN{print k/1024}')" \
     "$(awk -v a="$hta_s" -v b="$s" 'BEGIN{ if (b<=0) b=0.005; print a/b }')" \
     "$(awk -v m="$mb" -v b="$s" 'BEGIN{ if (b<=0) b=0.005; print m/b }')"
+done
+
+# What --target costs (the upgrade forecast's time-budget sweep) on the ResNet-50 traces: the same
+# run with and without it. Their traces do not name the GPU (Volta kernels), hence --source.
+printf "\n%-40s %10s %10s %8s\n" "--target cost" "trace s" "+target s" added
+for d in "$DATA"/kineto_tb_plugin/resnet50_*/; do
+  read -r s _ <<<"$(measure "$d")"
+  read -r st _ <<<"$(measure "$d" --target H200 --source "V100 SXM2")"
+  printf "%-40s %10s %10s %7.1f%%\n" "$(basename "$d")" "$s" "$st" \
+    "$(awk -v a="$s" -v b="$st" 'BEGIN{ if (a<=0) a=0.001; print 100*(b-a)/a }')"
 done
 
 big=$(mktemp /tmp/gpuvet-big-XXXXXX.json)

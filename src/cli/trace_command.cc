@@ -8,14 +8,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "analysis/trace/analyze.h"
 #include "analysis/trace/trace_compare.h"
+#include "analysis/trace/trace_forecast.h"
 #include "cli/common/cli_util.h"
+#include "core/hw/gpu_specs.h"
 #include "core/report.h"
 #include "output/trace_compare_json.h"
 #include "output/trace_compare_text.h"
 #include "output/html_report.h"
+#include "output/forecast_render.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
 #include "sources/trace/trace_input.h"
@@ -31,10 +35,16 @@ struct TraceFlags {
   std::string format = "text";
   std::string color = "auto";
   std::string html;  // --html FILE: also write the report as an HTML page
+  std::optional<std::string> target;  // --target: upgrade forecast to this GPU ("list": the table)
+  std::optional<std::string> source;  // --source: the trace's GPU when it does not say
 };
 
 // `gpuvet trace A --compare B`: both inputs must be readable; the comparison is the output.
 int RunCompare(const TraceFlags& flags) {
+  if (flags.target) {
+    return UsageError("trace", "--target is not available with --compare: forecast each run on "
+                               "its own (gpuvet trace A --target GPU)");
+  }
   if (!flags.html.empty()) {
     std::fprintf(stderr,
                  "gpuvet trace --compare: --html is not available with --compare yet; use "
@@ -61,6 +71,24 @@ int RunCompare(const TraceFlags& flags) {
 }
 
 int RunTrace(const TraceFlags& flags) {
+  const GpuSpec* target = nullptr;
+  if (flags.target) {
+    if (*flags.target == "list") {
+      std::string list = RenderGpuSpecList();
+      std::fwrite(list.data(), 1, list.size(), stdout);
+      return kExitHealthy;
+    }
+    target = FindGpuSpec(*flags.target);
+    if (!target) {
+      return UsageError("trace", "unknown --target '" + *flags.target +
+                                     "'; known GPUs: " + GpuSpecKeys() + " (or --target list)");
+    }
+  }
+  if (flags.source && !FindGpuSpec(*flags.source)) {
+    return UsageError("trace",
+                      "unknown --source '" + *flags.source + "'; known GPUs: " + GpuSpecKeys());
+  }
+  if (flags.path.empty()) return UsageError("trace", "a trace file or directory is required");
   if (!flags.compare.empty()) return RunCompare(flags);
   Result<TraceInput> input = ReadTraceInput(flags.path);
   if (!input.ok()) {
@@ -68,7 +96,10 @@ int RunTrace(const TraceFlags& flags) {
     return kExitUsage;
   }
   std::vector<std::string> problems = input->problems;
-  TraceReport report = AnalyzeTraces(std::move(input.value().ranks), TraceOptions{});
+  TraceOptions options;
+  options.time_budget = target != nullptr;
+  TraceReport report = AnalyzeTraces(std::move(input.value().ranks), options);
+  if (target) ForecastTraceReport(report, *target, flags.source);
   // Files of a directory that could not be read at all still belong in the report.
   for (const std::string& p : problems) {
     Finding f;
@@ -101,17 +132,22 @@ void AddTraceCommand(CLI::App& app, int* exit_code) {
       "trace",
       "Diagnose a PyTorch profiler (Kineto JSON, .json.gz) or Nsight Systems (SQLite "
       "export) trace: what does the GPU wait on?");
-  cmd->add_option("path", flags->path, "Trace file, or a directory of per-rank trace files")
-      ->required();
   cmd->add_option("--compare", flags->compare,
                   "Compare with run B (a trace file or a directory of per-rank traces): what "
                   "makes B slower or faster per step than the first path (run A)");
+  // Not required by CLI11 so that `trace --target list` needs no path; RunTrace insists otherwise.
+  cmd->add_option("path", flags->path, "Trace file, or a directory of per-rank trace files");
   cmd->add_option("--format", flags->format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--color", flags->color, "Colour: auto, always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--html", flags->html,
                   "Also write the report as one self-contained HTML page to this file");
+  cmd->add_option("--target", flags->target,
+                  "Forecast the speedup on this GPU (H200, B200, H100 SXM …; 'list' for the "
+                  "table)");
+  cmd->add_option("--source", flags->source,
+                  "The GPU the trace ran on, when its deviceProperties do not say");
   cmd->callback([flags, exit_code] { *exit_code = RunTrace(*flags); });
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/bottleneck.h"
 #include "core/finding.h"
+#include "core/forecast.h"
 
 namespace gpuvet {
 
@@ -136,26 +137,6 @@ struct EnergySummary {
   std::optional<double> price_per_gpu_hour;
   std::optional<double> cost;
   std::optional<double> work_per_dollar;
-};
-
-// One part of the wall time and how it scales on the target GPU.
-struct ForecastTerm {
-  std::string part;      // "host_side", "compute", "memory", "transfer", "launch", "not_limited"
-  double share_pct = 0;  // of wall time
-  double scale = 1;      // time on target / time now
-  std::string basis;     // "BF16 dense 989 → 989 TFLOPS"
-};
-
-struct UpgradeForecast {
-  std::string current;  // table key, or the recorded name when unknown
-  std::string target;
-  bool current_known = false;
-  double speedup = 1;      // wall time now / estimated wall time on the target
-  double max_speedup = 1;  // with an infinitely fast GPU: 1 / host-side share
-  std::vector<ForecastTerm> terms;
-  std::string summary;       // "a faster GPU (H200) would speed this job up by at most 1.1x"
-  std::string first_change;  // what must change first for the upgrade to pay
-  std::vector<std::string> sources;  // where the spec rows come from
 };
 
 struct AnalyzeReport {

@@ -12,6 +12,7 @@
 
 #include "core/bottleneck.h"
 #include "core/finding.h"
+#include "core/forecast.h"
 
 namespace gpuvet {
 
@@ -320,6 +321,9 @@ struct RankAnalysis {
   // rest holds GPU work), whose findings replace the whole window's.
   std::vector<RankAnalysis> steady_state;
   TraceVerdict verdict;
+  std::string gpu_name;  // the trace's deviceProperties name; "" when it gives none
+  // The window's time budget for the upgrade forecast; filled only when TraceOptions asks.
+  TimeBudget budget;
 };
 
 // How often each rank started the compared collective last (HTA's late-start straggler metric).
@@ -367,6 +371,8 @@ struct TraceReport {
   std::vector<Finding> findings;  // area "trace"
   TraceVerdict verdict;           // overall, over all ranks
   Severity worst = Severity::kOk;
+  // `trace --target`: one forecast per rank with GPU work, in rank order (empty without it).
+  std::vector<UpgradeForecast> forecasts;
 };
 
 }  // namespace gpuvet

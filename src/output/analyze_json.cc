@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/bottleneck.h"
+#include "output/forecast_render.h"
 namespace gpuvet {
 
 namespace {
@@ -143,22 +144,7 @@ json EnergyJson(const EnergySummary& e) {
 
 json ForecastJson(const std::optional<UpgradeForecast>& f) {
   if (!f) return nullptr;
-  json terms = json::array();
-  for (const ForecastTerm& t : f->terms) {
-    terms.push_back({{"part", t.part},
-                     {"share_pct", R2(t.share_pct)},
-                     {"scale", R4(t.scale)},
-                     {"basis", t.basis}});
-  }
-  return {{"current", f->current},
-          {"current_known", f->current_known},
-          {"target", f->target},
-          {"speedup", R2(f->speedup)},
-          {"max_speedup", f->max_speedup > 0 ? json(R2(f->max_speedup)) : json(nullptr)},
-          {"terms", terms},
-          {"summary", f->summary},
-          {"first_change", f->first_change},
-          {"sources", f->sources}};
+  return ForecastToJson(*f);
 }
 
 }  // namespace

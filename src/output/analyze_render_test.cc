@@ -54,7 +54,13 @@ TEST(AnalyzeRenderTest, JsonCarriesSchemaAndEverySection) {
   EXPECT_NEAR(j["energy"]["work"].get<double>(), 3000 + 40 * 299.0, 0.01);  // 0 -> 14960
   EXPECT_FALSE(j["energy"]["work_per_dollar"].is_null());
   EXPECT_EQ(j["forecast"]["target"], "H200");
-  EXPECT_LT(j["forecast"]["speedup"].get<double>(), 1.6);
+  EXPECT_EQ(j["forecast"]["schema"], "gpuvet.forecast/v1");
+  // GPU-Util only: a range, and no single "speedup" a script could read as the answer.
+  EXPECT_TRUE(j["forecast"]["range"].get<bool>());
+  EXPECT_TRUE(j["forecast"]["speedup"].is_null());
+  EXPECT_LT(j["forecast"]["speedup_high"].get<double>(), 1.6);
+  EXPECT_LT(j["forecast"]["speedup_low"].get<double>(),
+            j["forecast"]["speedup_high"].get<double>());
   EXPECT_FALSE(j["forecast"]["sources"].empty());
 }
 

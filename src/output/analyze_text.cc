@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/bottleneck.h"
+#include "output/forecast_render.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -181,17 +182,7 @@ std::string Energy(const AnalyzeReport& r) {
 }
 
 std::string Forecast(const AnalyzeReport& r) {
-  if (!r.forecast) return "";
-  const UpgradeForecast& f = *r.forecast;
-  std::string out = fmt::format("upgrade forecast: {} -> {}\n", f.current, f.target);
-  for (const ForecastTerm& t : f.terms) {
-    out += fmt::format("  {:<12} {:>5.1f} % of wall time  x{:.2f}  {}\n", t.part, t.share_pct,
-                       t.scale, t.basis);
-  }
-  out += "  " + f.summary + "\n";
-  out += "  first: " + f.first_change + "\n";
-  for (const std::string& s : f.sources) out += "  source: " + s + "\n";
-  return out;
+  return r.forecast ? RenderForecastText(*r.forecast) : "";
 }
 
 }  // namespace

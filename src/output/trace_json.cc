@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/bottleneck.h"
+#include "output/forecast_render.h"
 #include "output/json_renderer.h"
 
 namespace gpuvet {
@@ -303,6 +304,11 @@ std::string RenderTraceJson(const TraceReport& report) {
   verdict["severity"] = std::string(SeverityName(report.worst));
   verdict["counts"] = counts;
   j["verdict"] = verdict;
+  if (!report.forecasts.empty()) {
+    json forecasts = json::array();
+    for (const UpgradeForecast& f : report.forecasts) forecasts.push_back(ForecastToJson(f));
+    j["forecasts"] = forecasts;
+  }
   // Kernel names come from the trace: replace invalid UTF-8 instead of throwing.
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

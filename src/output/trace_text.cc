@@ -6,6 +6,7 @@
 
 #include "core/bottleneck.h"
 #include "core/report.h"
+#include "output/forecast_render.h"
 #include "output/text_renderer.h"
 #include "util/strings.h"
 
@@ -223,6 +224,7 @@ std::string RenderTraceText(const TraceReport& r, bool color) {
   }
   for (const RankAnalysis& a : r.ranks) out += "\n" + RankSection(a);
   if (std::string x = CrossSection(r.cross); !x.empty()) out += "\n" + x;
+  for (const UpgradeForecast& f : r.forecasts) out += "\n" + RenderForecastText(f);
   out += "\n" + FindingsSection(r, color);
   std::string verdict = TraceVerdictLine(r);
   if (color) {

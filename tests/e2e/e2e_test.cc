@@ -239,9 +239,15 @@ TEST_P(TraceFixtureTest, MatchesGoldenOutputs) {
   std::string scrubbed[2];
   nlohmann::json report;
   const char* formats[2] = {"json", "text"};
+  std::vector<std::string> base = {GPUVET_BINARY, "trace", (dir / "input").string()};
+  if (fs::exists(dir / "args")) {  // extra flags, whitespace-separated ("--target b200")
+    std::istringstream args(ReadText(dir / "args"));
+    for (std::string a; args >> a;) base.push_back(a);
+  }
   for (int i = 0; i < 2; ++i) {
-    RunResult r = RunBinary(
-        {GPUVET_BINARY, "trace", (dir / "input").string(), "--format", formats[i]}, {}, 60);
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), {"--format", formats[i]});
+    RunResult r = RunBinary(argv, {}, 60);
     ASSERT_EQ(r.exit_code, 0) << name << " " << formats[i] << ": " << r.err;
     scrubbed[i] = ReplaceAll(r.out, dir.string(), "<fixture>");
     if (i == 0) report = nlohmann::json::parse(r.out);
@@ -424,9 +430,9 @@ TEST_P(AnalyzeFixtureTest, MatchesGoldenOutputs) {
   ASSERT_EQ(made.exit_code, 0) << made.err;
   std::vector<std::string> base = {GPUVET_BINARY, "analyze", (out / (name + ".gpuvet")).string(),
                                    "--now", kNow};
-  if (fs::exists(dir / "args")) {
+  if (fs::exists(dir / "args")) {  // "{fixture}" stands for the fixture directory
     std::istringstream args(ReadText(dir / "args"));
-    for (std::string a; args >> a;) base.push_back(a);
+    for (std::string a; args >> a;) base.push_back(ReplaceAll(a, "{fixture}", dir.string()));
   }
   std::string scrubbed[2];
   nlohmann::json report;

@@ -255,6 +255,7 @@ Recording OneGpuStraggler() {
 
 const std::map<std::string, std::function<Recording()>> kScenarios = {
     {"host-cpu-feeder", HostCpuFeeder},
+    {"forecast-with-trace", HostCpuFeeder},  // the same recording, refined by a trace
     {"small-files", SmallFiles},
     {"checkpoint-stalls", CheckpointStalls},
     {"cpu-fallback", CpuFallback},

@@ -418,7 +418,13 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
       if (!sig.workload_gpus.empty() && g.index == sig.workload_gpus.front()) current = &g;
     }
     if (!current && !m.gpus.empty()) current = &m.gpus.front();
-    r.forecast = ForecastUpgrade(r.phases, r.periodic, current, *options.target_gpu);
+    ForecastInputs in;
+    in.recording = &rec;
+    in.workload_gpus = sig.workload_gpus;
+    if (options.trace_budget) in.trace = &*options.trace_budget;
+    in.trace_gpu = options.trace_gpu;
+    in.trace_label = options.trace_label;
+    r.forecast = ForecastUpgrade(r.phases, r.periodic, current, *options.target_gpu, in);
     if (!r.forecast) {
       r.warnings.push_back(
           fmt::format("unknown target GPU '{}' (known: {})", *options.target_gpu, GpuSpecKeys()));

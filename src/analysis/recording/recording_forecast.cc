@@ -1,5 +1,5 @@
-// Forecast arithmetic. Each term keeps its basis ("BF16 dense 312 → 989 TFLOPS") so the reader
-// can redo the sum by hand.
+// Forecast of a recording. The busy time is split by the best evidence at hand (trace > GPM >
+// nothing); each part's basis names the figures used so the reader can redo the sum by hand.
 #include "analysis/recording/recording_forecast.h"
 
 #include <fmt/format.h>
@@ -10,161 +10,284 @@
 
 #include "core/bottleneck.h"
 #include "core/hw/gpu_specs.h"
-#include "core/hw/pcie.h"
+#include "util/strings.h"
 
 namespace gpuvet {
 
 namespace {
 
-// The part of the wall time a label's seconds count in, by how it scales on another GPU.
-std::string PartOf(Bottleneck label) {
+enum class Part { kHostSide, kLaunch, kNotLimited, kTransfer, kBusy };
+
+Part PartOf(Bottleneck label) {
   switch (label) {
     case Bottleneck::kComputeBound:
     case Bottleneck::kThrottled:
-      return "compute";
     case Bottleneck::kMemoryBound:
-      return "memory";
+      return Part::kBusy;
     case Bottleneck::kTransferBound:
-      return "transfer";
+      return Part::kTransfer;
     case Bottleneck::kLaunchBound:
-      return "launch";
+      return Part::kLaunch;
     case Bottleneck::kNone:
-      return "not_limited";
+      return Part::kNotLimited;
     default:
-      return "host_side";  // host_cpu_bound, host_io_bound, cpu_fallback, idle, periodic stalls
+      return Part::kHostSide;  // host_cpu_bound, host_io_bound, cpu_fallback, idle, periodic
   }
 }
+
+// Means over one phase's samples of the judged GPUs.
+struct PhaseCounters {
+  double tensor = 0, dram = 0;  // GPM means, percent
+  int gpm_n = 0, n = 0;
+  double power = 0;
+  int power_n = 0;
+};
+
+PhaseCounters CountersOf(const ForecastInputs& in, double start, double end) {
+  PhaseCounters c;
+  if (!in.recording) return c;
+  for (const Sample& s : in.recording->samples) {
+    if (s.t < start || s.t >= end) continue;
+    for (const GpuSample& g : s.gpus) {
+      if (!in.workload_gpus.empty() && std::find(in.workload_gpus.begin(), in.workload_gpus.end(),
+                                                 g.gpu) == in.workload_gpus.end()) {
+        continue;
+      }
+      ++c.n;
+      if (g.tensor_active_pct && g.dram_bw_util_pct) {
+        c.tensor += *g.tensor_active_pct, c.dram += *g.dram_bw_util_pct, ++c.gpm_n;
+      }
+      if (g.power_w) c.power += *g.power_w, ++c.power_n;
+    }
+  }
+  if (c.gpm_n) c.tensor /= c.gpm_n, c.dram /= c.gpm_n;
+  if (c.power_n) c.power /= c.power_n;
+  return c;
+}
+
+// Below this sum of tensor activity and DRAM utilisation (percent) neither governs the busy time.
+constexpr double kGpmSplitMinPct = 10;
 
 }  // namespace
 
 std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& phases,
                                                const std::optional<PeriodicStall>& periodic,
                                                const RecordedGpu* current,
-                                               const std::string& target) {
+                                               const std::string& target,
+                                               const ForecastInputs& in) {
   const GpuSpec* to = FindGpuSpec(target);
   if (!to) return std::nullopt;
-  UpgradeForecast f;
-  f.target = std::string(to->key);
-  const GpuSpec* from = current ? FindGpuSpec(current->name) : nullptr;
-  f.current_known = from != nullptr;
-  f.current = from ? std::string(from->key) : current ? current->name : "unknown GPU";
+  const GpuSpec* from_row = current ? FindGpuSpec(current->name) : nullptr;
+  // The recorded link counts (a downtrained x8 is what the job has), not the datasheet's.
+  std::optional<GpuSpec> from;
+  if (from_row) {
+    from = *from_row;
+    if (current->pcie_gen_max && current->pcie_width_max && from->c2c_gbps <= 0) {
+      from->pcie_gen = *current->pcie_gen_max;
+      from->pcie_width = *current->pcie_width_max;
+    }
+  }
+  // A trace counts only when it ran on the recorded model (or does not say).
+  std::vector<std::string> notes;
+  const TimeBudget* trace = in.trace;
+  if (trace && !in.trace_gpu.empty()) {
+    const GpuSpec* tg = FindGpuSpec(in.trace_gpu);
+    if (!from_row || tg != from_row) {
+      notes.push_back(fmt::format("the trace ran on {}, the recording on {}: trace not used",
+                                  in.trace_gpu, current ? current->name : "an unknown GPU"));
+      trace = nullptr;
+    }
+  } else if (trace) {
+    notes.push_back("the trace does not name its GPU: taken to be the recorded one");
+  }
+  double trace_busy = 0;
+  if (trace) {
+    for (const BudgetPart& p : trace->parts) {
+      if (p.governor != ForecastGovernor::kUnchanged) trace_busy += p.seconds;
+    }
+    if (trace_busy <= 0) {
+      notes.push_back("the trace holds no GPU work: trace not used");
+      trace = nullptr;
+    }
+  }
 
-  // Seconds per part; periodic stall time counts as host-side, taken from the GPU-side parts
-  // pro rata (the stalls sit inside busy phases).
-  std::map<std::string, double> secs;
-  // Per label, keyed by its name (ties between labels go to the alphabetically first).
+  double total = 0, host = 0, launch = 0, not_limited = 0, transfer = 0;
+  double busy_tensor = 0, busy_memory = 0, busy_unsplit = 0, busy_neither = 0, busy_all = 0;
+  double power_sum = 0, power_s = 0, gpm_tensor_s = 0, gpm_dram_s = 0, gpm_s = 0;
   struct LabelTime {
     Bottleneck label = Bottleneck::kNone;
     double seconds = 0;
     Subcase detail = Subcase::kNone;  // the detail of the label's longest phase
     double longest = 0;
   };
-  std::map<std::string_view, LabelTime> label_secs;
-  double total = 0;
+  std::map<std::string_view, LabelTime> label_secs;  // by name: ties go alphabetically
   for (const AnalyzePhase& p : phases) {
     double s = p.end_s - p.start_s;
     if (s <= 0) continue;
     total += s;
-    secs[PartOf(p.label.label)] += s;
     LabelTime& lt = label_secs[BottleneckName(p.label.label)];
     lt.label = p.label.label;
     lt.seconds += s;
     if (s > lt.longest) lt.longest = s, lt.detail = p.label.detail;
-  }
-  if (total <= 0) return f;
-  if (periodic) {
-    double stall = periodic->share_pct / 100.0 * total;
-    double gpu_side = secs["compute"] + secs["memory"] + secs["transfer"];
-    if (gpu_side > 0) {
-      double take = std::min(stall, gpu_side);
-      for (const char* part : {"compute", "memory", "transfer"}) {
-        secs[part] -= take * secs[part] / gpu_side;
+    switch (PartOf(p.label.label)) {
+      case Part::kHostSide:
+        host += s;
+        break;
+      case Part::kLaunch:
+        launch += s;
+        break;
+      case Part::kNotLimited:
+        not_limited += s;
+        break;
+      case Part::kTransfer:
+        transfer += s;
+        break;
+      case Part::kBusy: {
+        busy_all += s;
+        PhaseCounters c = CountersOf(in, p.start_s, p.end_s);
+        if (c.power_n) power_sum += c.power * s, power_s += s;
+        bool gpm = c.n > 0 && c.gpm_n * 2 >= c.n;
+        if (gpm) gpm_tensor_s += c.tensor * s, gpm_dram_s += c.dram * s, gpm_s += s;
+        if (trace) break;  // split below by the trace's mix
+        if (gpm && c.tensor + c.dram >= kGpmSplitMinPct) {
+          busy_tensor += s * c.tensor / (c.tensor + c.dram);
+          busy_memory += s * c.dram / (c.tensor + c.dram);
+        } else if (gpm) {
+          busy_neither += s;
+        } else {
+          busy_unsplit += s;
+        }
+        break;
       }
-      secs["host_side"] += take;
+    }
+  }
+  // Periodic stalls sit inside busy phases: their time moves to host-side, pro rata.
+  if (periodic && total > 0) {
+    double stall = periodic->share_pct / 100.0 * total;
+    double gpu_side = busy_all + transfer;
+    if (gpu_side > 0) {
+      double take = std::min(stall, gpu_side), keep = 1 - take / gpu_side;
+      busy_all *= keep, transfer *= keep, busy_tensor *= keep, busy_memory *= keep;
+      busy_unsplit *= keep, busy_neither *= keep;
+      host += take;
       LabelTime& lt = label_secs[BottleneckName(Bottleneck::kPeriodicStall)];
       lt.label = Bottleneck::kPeriodicStall;
       lt.seconds += take;
     }
   }
 
-  double link_from = 0;
-  if (current && current->pcie_gen_max && current->pcie_width_max) {
-    link_from = PcieLinkGbps(*current->pcie_gen_max, *current->pcie_width_max);
-  } else if (from) {
-    link_from = PcieLinkGbps(from->pcie_gen, from->pcie_width);
-  }
-  double link_to = PcieLinkGbps(to->pcie_gen, to->pcie_width);
-  double estimate = 0;
-  for (const char* part : {"host_side", "launch", "not_limited", "compute", "memory", "transfer"}) {
-    double s = secs[part];
-    if (s <= 0) continue;
-    ForecastTerm t;
-    t.part = part;
-    t.share_pct = 100.0 * s / total;
-    std::string p = part;
-    if (p == "compute") {
-      if (from) {
-        t.scale = from->fp16_tflops / to->fp16_tflops;
-        t.basis = fmt::format("dense FP16/BF16 tensor {:.0f} -> {:.0f} TFLOPS", from->fp16_tflops,
-                              to->fp16_tflops);
-      } else {
-        t.basis = "current GPU not in the spec table: assumed unchanged";
-      }
-    } else if (p == "memory") {
-      if (from) {
-        t.scale = from->memory_gbps / to->memory_gbps;
-        t.basis = fmt::format("memory bandwidth {:.0f} -> {:.0f} GB/s", from->memory_gbps,
-                              to->memory_gbps);
-      } else {
-        t.basis = "current GPU not in the spec table: assumed unchanged";
-      }
-    } else if (p == "transfer") {
-      if (link_from > 0 && link_to > 0) {
-        t.scale = link_from / link_to;
-        t.basis = fmt::format("PCIe {:.1f} -> {:.1f} GB/s per direction", link_from, link_to);
-      } else {
-        t.basis = "current link unknown: assumed unchanged";
-      }
-    } else if (p == "launch") {
-      t.basis = "launch overhead is host-side: does not shrink";
-    } else if (p == "not_limited") {
-      t.basis = "the GPU is not the limit here: does not shrink";
-    } else {
-      t.basis = "host-side waiting does not shrink on a bigger GPU";
+  std::vector<BudgetPart> budget;
+  auto add = [&budget](std::string id, ForecastGovernor g, double s, std::string note,
+                       MathPrecision prec = MathPrecision::kUnknown) {
+    BudgetPart b;
+    b.part = std::move(id), b.governor = g, b.seconds = s, b.note = std::move(note);
+    b.precision = prec;
+    budget.push_back(std::move(b));
+  };
+  add("host_side", ForecastGovernor::kUnchanged, host,
+      "host-side waiting does not shrink on a bigger GPU");
+  add("launch", ForecastGovernor::kUnchanged, launch,
+      "launch overhead is host-side: does not shrink");
+  add("not_limited", ForecastGovernor::kUnchanged, not_limited,
+      "the GPU is not the limit here: does not shrink");
+  add("transfer", ForecastGovernor::kHostLink, transfer, "");
+  if (trace) {
+    for (const BudgetPart& p : trace->parts) {
+      if (p.governor == ForecastGovernor::kUnchanged) continue;
+      BudgetPart b = p;
+      b.part = "busy:" + p.part;
+      b.seconds = busy_all * p.seconds / trace_busy;
+      budget.push_back(std::move(b));
     }
-    estimate += s * t.scale;
-    f.terms.push_back(t);
+  } else {
+    add("busy_tensor", ForecastGovernor::kTensor, busy_tensor, "", MathPrecision::kBf16);
+    add("busy_memory", ForecastGovernor::kMemory, busy_memory, "");
+    add("busy", ForecastGovernor::kBusyUnsplit, busy_unsplit + busy_neither, "");
   }
-  f.speedup = estimate > 0 ? total / estimate : 1;
-  double fixed = secs["host_side"] + secs["launch"] + secs["not_limited"];
-  f.max_speedup = fixed > 0 ? total / fixed : 0;  // 0: unbounded (all GPU-side)
-  for (const GpuSpec* s : {from, to}) {
-    if (s && std::find(f.sources.begin(), f.sources.end(), s->source) == f.sources.end()) {
-      f.sources.emplace_back(s->source);
+  std::erase_if(budget, [](const BudgetPart& b) { return b.seconds <= 0; });
+
+  UpgradeForecast f = ForecastFromBudget(budget, from ? &*from : nullptr, *to);
+  f.current_from = from ? "recording" : "";
+  if (!from) {
+    f.current = current ? current->name : "unknown GPU";
+    f.summary = fmt::format("{} is not in the spec table: no move to {} can be forecast", f.current,
+                            f.target);
+  }
+  f.notes = notes;
+  if (!f.computed) return f;
+
+  // Evidence: what the counters said about the busy time.
+  if (gpm_s > 0) {
+    f.evidence.push_back(fmt::format(
+        "GPM over the busy phases: tensor pipes active {:.0f} %, DRAM bandwidth {:.0f} % of peak",
+        gpm_tensor_s / gpm_s, gpm_dram_s / gpm_s));
+  }
+  if (power_s > 0 && current && current->power_limit_w && *current->power_limit_w > 0) {
+    double w = power_sum / power_s, pct = 100.0 * w / *current->power_limit_w;
+    std::string reading =
+        pct < 50 ? "a tensor-saturated GPU draws near its limit: this looks more like memory- or "
+                   "latency-bound work"
+        : pct >= 80 ? "consistent with heavy tensor work (or a power cap)"
+                    : "neither near the limit nor far below it: no lean either way";
+    f.evidence.push_back(
+        fmt::format("busy but drawing {:.0f} % of its {:.0f} W power limit (mean "
+                    "{:.0f} W): {}",
+                    pct, *current->power_limit_w, w, reading));
+  }
+  if (trace) {
+    std::vector<std::string> mix;
+    for (const BudgetPart& p : trace->parts) {
+      if (p.governor != ForecastGovernor::kUnchanged) {
+        mix.push_back(fmt::format("{} {:.0f} %", p.part, 100.0 * p.seconds / trace_busy));
+      }
     }
+    f.evidence.push_back(fmt::format("busy time split as in the trace{}: {}",
+                                     in.trace_label.empty() ? "" : " " + in.trace_label,
+                                     Join(mix, ", ")));
   }
-  f.summary = fmt::format("a move from {} to {} would speed this job up by about {:.2f}x",
-                          f.current, f.target, f.speedup);
-  if (f.max_speedup > 0) {
-    f.summary += fmt::format("; any faster GPU by at most {:.2f}x", f.max_speedup);
+  if (f.range) {
+    std::vector<std::string> why;
+    if (busy_unsplit > 0) {
+      why.push_back(fmt::format(
+          "{:.1f} % of the time is GPU-busy by GPU-Util, which counts the time a kernel ran, not "
+          "what limited it; without GPM metrics (tensor activity, DRAM bandwidth) that time could "
+          "scale with tensor throughput or with memory bandwidth",
+          100.0 * busy_unsplit / total));
+      f.narrow_by =
+          "GPM metrics (gpuvet record samples tensor activity and DRAM bandwidth utilisation on "
+          "Hopper and newer), or a trace of the job: gpuvet analyze REC --trace FILE";
+    }
+    if (busy_neither > 0) {
+      why.push_back(fmt::format(
+          "{:.1f} % of the time is busy with neither tensor pipes nor DRAM loaded (latency- or "
+          "occupancy-bound kernels)",
+          100.0 * busy_neither / total));
+      if (f.narrow_by.empty()) f.narrow_by = "a trace of the job: gpuvet analyze REC --trace FILE";
+    }
+    if (trace) why.push_back("the trace's own kernels of uncertain class or precision");
+    f.range_reason = Join(why, "; ");
   }
+  if (busy_tensor > 0) {
+    f.notes.push_back(
+        "tensor-active time is scaled at dense BF16/FP16: GPM does not give the "
+        "precision");
+  }
+
   // What must change first: the largest label that does not shrink.
   const LabelTime* worst = nullptr;
-  double worst_s = 0;
   for (const auto& [name, lt] : label_secs) {
-    std::string part = PartOf(lt.label);
-    if ((part == "host_side" || part == "launch") && lt.seconds > worst_s) {
-      worst = &lt, worst_s = lt.seconds;
+    Part part = PartOf(lt.label);
+    if ((part == Part::kHostSide || part == Part::kLaunch) &&
+        (!worst || lt.seconds > worst->seconds)) {
+      worst = &lt;
     }
   }
-  // A twentieth of the run is worth naming.
-  if (worst && worst_s / total >= 0.05) {
+  if (worst && worst->seconds / total >= 0.05) {  // a twentieth of the run is worth naming
     f.first_change = fmt::format(
-        "{} takes {:.1f} % of wall time and does not shrink on a bigger "
-        "GPU: fix it first. {}",
-        BottleneckName(worst->label), 100.0 * worst_s / total,
+        "{} takes {:.1f} % of wall time and does not shrink on a bigger GPU: fix it first. {}",
+        BottleneckName(worst->label), 100.0 * worst->seconds / total,
         DecisionFor(worst->label, worst->detail));
-  } else if (f.speedup > 1.05) {
+  } else if (f.speedup_low > 1.05) {
     f.first_change = "nothing host-side stands in the way: the upgrade pays roughly as forecast";
   } else {
     f.first_change = "the target is not faster for what this job is bound by";

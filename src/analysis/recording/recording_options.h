@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "core/forecast.h"
+
 namespace gpuvet {
 
 struct AnalyzeThresholds {
@@ -139,6 +141,11 @@ struct AnalyzeThresholds {
 struct AnalyzeOptions {
   AnalyzeThresholds thresholds;
   std::optional<std::string> target_gpu;  // --target: forecast the speedup on this model
+  // --trace: the time budget of a trace taken during the recording, which splits the busy time of
+  // the forecast (recording_forecast.h); its GPU name ("" unknown) and file.
+  std::optional<TimeBudget> trace_budget;
+  std::string trace_gpu;
+  std::string trace_label;
   std::optional<double> price_per_gpu_hour;
 };
 

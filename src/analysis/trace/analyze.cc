@@ -15,6 +15,7 @@
 #include "analysis/trace/startup.h"
 #include "analysis/trace/straggler.h"
 #include "analysis/trace/temporal_breakdown.h"
+#include "analysis/trace/trace_forecast.h"
 #include "analysis/trace/verdict.h"
 
 namespace gpuvet {
@@ -71,6 +72,7 @@ RankAnalysis AnalyzeWindow(const RankTrace& t, const TraceOptions& options, bool
   a.events_seen = t.events_seen;
   a.input_bytes = t.input_bytes;
   a.warnings = t.warnings;
+  a.gpu_name = t.gpu_name;
   OpWindow window = SelectHtaOps(t);
   a.temporal = ComputeTemporal(t, window);
   a.idle = ComputeIdleBreakdown(t, window, options.thresholds);
@@ -85,6 +87,7 @@ RankAnalysis AnalyzeWindow(const RankTrace& t, const TraceOptions& options, bool
   for (const UnanalysedEvents& u : t.unanalysed) {
     a.unsupported.push_back({u.category, u.device, u.events});
   }
+  if (options.time_budget && a.has_gpu_ops) a.budget = ComputeTimeBudget(t, window, a);
   if (detect_startup && a.has_gpu_ops) JudgeStartup(t, options, rank_shared, a);
   a.verdict = RankVerdict(a, options.thresholds);
   return a;

@@ -98,6 +98,9 @@ struct TraceOptions {
   // `top_kernel_count`, plus an "others" row.
   double top_kernel_share = 0.8;
   int top_kernel_count = 10;
+  // Measure each window's time budget (RankAnalysis::budget) for the upgrade forecast
+  // (`trace --target`); off by default, since it costs one more sweep over the GPU ops.
+  bool time_budget = false;
 };
 
 }  // namespace gpuvet

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "analysis/recording/recording_analyze.h"
+#include "analysis/trace/analyze.h"
 #include "cli/common/cli_util.h"
 #include "core/hw/gpu_specs.h"
 #include "core/report.h"
@@ -16,6 +17,7 @@
 #include "output/html_timeline.h"
 #include "sources/recording/recording_store.h"
 #include "util/file.h"
+#include "sources/trace/trace_input.h"
 
 namespace gpuvet {
 
@@ -32,6 +34,27 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   Result<Recording> rec = ReadRecording(path);
   if (!rec.ok()) return UsageError("analyze", rec.status().message());
   AnalyzeOptions options;
+  if (flags.trace) {
+    if (!flags.target) return UsageError("analyze", "--trace refines --target: give both");
+    Result<TraceInput> input = ReadTraceInput(*flags.trace);
+    if (!input.ok()) return UsageError("analyze", input.status().message());
+    TraceOptions topt;
+    topt.time_budget = true;
+    TraceReport tr = AnalyzeTraces(std::move(input.value().ranks), topt);
+    // The first rank with GPU work (its steady state when start-up was detected) splits the
+    // busy time; docs/forecast.md gives the rules.
+    for (const RankAnalysis& a : tr.ranks) {
+      const RankAnalysis& w = a.steady_state.empty() ? a : a.steady_state.front();
+      if (w.budget.parts.empty()) continue;
+      options.trace_budget = w.budget;
+      options.trace_gpu = a.gpu_name;
+      options.trace_label = a.subject;
+      break;
+    }
+    if (!options.trace_budget) {
+      return UsageError("analyze", "--trace " + *flags.trace + ": no GPU work in the trace");
+    }
+  }
   options.target_gpu = flags.target;
   options.price_per_gpu_hour = flags.price_per_gpu_hour;
   AnalyzeReport report = AnalyzeRecording(*rec, options);
@@ -71,6 +94,9 @@ void AddAnalyzeCommand(CLI::App& app, int* exit_code) {
       cmd->add_option("--price-per-gpu-hour", *price, "Price of one GPU-hour, for work per dollar");
   cmd->add_option("--html", flags->html,
                   "Also write the report as one self-contained HTML page to this file");
+  cmd->add_option("--trace", flags->trace,
+                  "A profiler trace taken during the recording: splits the busy time of the "
+                  "--target forecast by what the kernels were");
   cmd->add_option("--now", flags->now, "Timestamp to print instead of the clock (tests)");
   cmd->callback([=] {
     if (target_opt->count()) flags->target = *target;

@@ -16,7 +16,8 @@ struct AnalyzeFlags {
   std::string color = "auto";                // auto, always, never
   std::optional<std::string> target;         // --target GPU model for the upgrade forecast
   std::optional<double> price_per_gpu_hour;  // --price-per-gpu-hour
-  std::string now;   // --now: timestamp instead of the clock (tests); empty = clock
+  std::optional<std::string> trace;  // --trace: a trace taken during the recording (forecast)
+  std::string now;                   // --now: timestamp instead of the clock (tests); empty = clock
   std::string html;  // --html FILE: also write the HTML report (output/html_report.h) there
 };
 

@@ -29,7 +29,33 @@ struct GpuSpec {
   double h2d_gbps;              // typical pinned H2D/D2H of a healthy node (0 = derive from link)
   std::string_view h2d_source;  // where h2d_gbps comes from; empty when h2d_gbps is 0
   std::string_view source;      // datasheet the peaks and the link come from
+  // Per-precision dense tensor peaks (TFLOPS; INT8 in TOPS), 0 = the model has no such path.
+  double tf32_tflops = 0;
+  double fp8_tflops = 0;
+  double int8_tops = 0;
+  double fp64_tflops = 0;  // FP64 (tensor where the model has FP64 tensor cores)
+  // The GPU-to-GPU link: NVLink generation (0 = none: PCIe peer-to-peer only) and its total
+  // bandwidth per GPU, both directions, GB/s, as datasheets quote it.
+  int nvlink_gen = 0;
+  double nvlink_gbps = 0;
+  // Grace superchips: the NVLink-C2C host link per direction, GB/s (0 = PCIe is the host link).
+  double c2c_gbps = 0;
 };
+
+// Number formats a kernel computes in, for the forecast's per-precision tensor throughput.
+enum class MathPrecision { kUnknown, kFp64, kFp32, kTf32, kFp16, kBf16, kFp8, kInt8 };
+
+// "FP64", "FP32", "TF32", "FP16", "BF16", "FP8", "INT8"; "unknown".
+std::string_view PrecisionName(MathPrecision p);
+
+// The dense peak of `spec` for GEMM-like work in `p`, TFLOPS (TOPS for INT8): the tensor figure
+// where the model has a tensor path for `p`, FP32 for FP32 (CUDA cores); 0 when the model has no
+// such path (BF16 on V100) or `p` is unknown.
+double DenseTflops(const GpuSpec& spec, MathPrecision p);
+
+// The host link rate per direction, GB/s: NVLink-C2C where the model has it, else the PCIe
+// generation × width of the row. `name` receives "PCIe Gen5 x16" or "NVLink-C2C" when not null.
+double HostLinkGbps(const GpuSpec& spec, std::string* name = nullptr);
 
 // Every row, most specific first. The storage is static: pointers into it stay valid.
 std::span<const GpuSpec> GpuSpecs();

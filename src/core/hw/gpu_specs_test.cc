@@ -119,3 +119,42 @@ TEST(GpuSpecsLookupTest, KeysListedInTableOrder) {
 
 }  // namespace
 }  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+// The per-precision columns and the host link the forecast reads (datasheet dense figures).
+TEST(GpuSpecsForecastTest, PrecisionsAndLinks) {
+  const GpuSpec* h100 = FindGpuSpec("NVIDIA H100 80GB HBM3");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(DenseTflops(*h100, MathPrecision::kBf16), 989);
+  EXPECT_EQ(DenseTflops(*h100, MathPrecision::kTf32), 494.5);
+  EXPECT_EQ(DenseTflops(*h100, MathPrecision::kFp8), 1979);
+  EXPECT_EQ(DenseTflops(*h100, MathPrecision::kFp32), 67);
+  EXPECT_EQ(DenseTflops(*h100, MathPrecision::kUnknown), 0);
+  EXPECT_EQ(h100->nvlink_gen, 4);
+  std::string link;
+  EXPECT_NEAR(HostLinkGbps(*h100, &link), 63.0, 0.1);
+  EXPECT_EQ(link, "PCIe Gen5 x16");
+  const GpuSpec* v100 = FindGpuSpec("Tesla V100-SXM2-16GB");
+  ASSERT_NE(v100, nullptr);
+  EXPECT_EQ(DenseTflops(*v100, MathPrecision::kBf16), 0);  // Volta: no BF16
+  const GpuSpec* gh = FindGpuSpec("NVIDIA GH200 480GB");
+  ASSERT_NE(gh, nullptr);
+  EXPECT_EQ(gh->key, "GH200");
+  EXPECT_EQ(HostLinkGbps(*gh, &link), 450);
+  EXPECT_EQ(link, "NVLink-C2C");
+  const GpuSpec* gb = FindGpuSpec("NVIDIA GB200");
+  ASSERT_NE(gb, nullptr);
+  EXPECT_EQ(gb->key, "GB200");  // not the B200 row
+  EXPECT_EQ(FindGpuSpec("NVIDIA B200")->key, "B200");
+  for (const GpuSpec& s : GpuSpecs()) {
+    EXPECT_GT(s.memory_gbps, 0) << s.key;
+    EXPECT_GT(s.fp32_tflops, 0) << s.key;
+    EXPECT_FALSE(s.source.empty()) << s.key;
+    EXPECT_GT(HostLinkGbps(s), 0) << s.key;
+  }
+}
+
+}  // namespace
+}  // namespace gpuvet
