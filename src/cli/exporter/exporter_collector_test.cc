@@ -214,5 +214,56 @@ TEST_F(CollectorTest, UnreadableKernelLogCountsAnError) {
       1);
 }
 
+TEST_F(CollectorTest, StaleWhenTheVeryFirstCollectionHangs) {
+  UseScenario(Scenario(100, R"("delays_ms": {"nvmlDeviceGetPowerUsage": 3000},)"));
+  Collector c(Options(milliseconds(15000), milliseconds(100)));
+  EXPECT_EQ(Value(c.RenderScrape(), "gpuvet_exporter_stale"), 1) << "nothing collected yet";
+  EXPECT_NE(c.Health().reason.find("no collection has run yet"), std::string::npos);
+  c.CollectOnce();
+  std::string text = c.RenderScrape();
+  EXPECT_EQ(Value(text, "gpuvet_exporter_stale"), 1)
+      << "a partial read cut short by a hang is not a successful collection";
+  EXPECT_FALSE(c.Health().healthy);
+}
+
+TEST_F(CollectorTest, ALostGpuKeepsItsIdentityLabels) {
+  const std::string healthy = "";
+  UseScenario(Scenario(100, "", &healthy));
+  Collector c(Options());
+  c.CollectOnce();
+  constexpr char kInfo1[] = R"(gpuvet_gpu_info{gpu="1",uuid="GPU-1",)";
+  ASSERT_NE(c.RenderScrape().find(kInfo1), std::string::npos);
+  const std::string lost = R"("lost": true,)";
+  UseScenario(Scenario(100, "", &lost));
+  c.CollectOnce();
+  std::string text = c.RenderScrape();
+  EXPECT_NE(text.find(kInfo1), std::string::npos) << text;
+  EXPECT_EQ(text.find(R"(gpu="1",uuid="")"), std::string::npos) << "no series with an empty uuid";
+}
+
+TEST_F(CollectorTest, ServesWhileTheFirstCollectionBlocks) {
+  // The first collection blocks for 1.5 s inside nvmlInit (the timeout is longer): meanwhile
+  // scrapes are answered at once, stale, and the collector cannot be stopped quickly. (A FIFO
+  // or device standing in a sysfs path is refused before it is opened: util/file.h.)
+  std::string json = Scenario(100);
+  json.insert(1, R"("delays_ms": {"nvmlInit_v2": 1500},)");
+  UseScenario(json);
+  Collector c(Options(milliseconds(200), milliseconds(10000)));
+  c.Start();
+  std::this_thread::sleep_for(milliseconds(300));
+  const Clock::time_point start = Clock::now();
+  std::string text = c.RenderScrape();
+  EXPECT_LT(Clock::now() - start, milliseconds(200));
+  EXPECT_EQ(Value(text, "gpuvet_exporter_stale"), 1);
+  EXPECT_EQ(c.collections(), 0u);
+  ExporterHealth h = c.Health();
+  EXPECT_FALSE(h.healthy);
+  EXPECT_NE(h.reason.find("collection running"), std::string::npos) << h.reason;
+  EXPECT_FALSE(c.StopWithin(milliseconds(100))) << "the collection is still blocked";
+  EXPECT_TRUE(c.StopWithin(milliseconds(5000)));
+  EXPECT_EQ(c.collections(), 1u);
+  EXPECT_EQ(Value(c.RenderScrape(), "gpuvet_exporter_stale"), 0);
+}
+
 }  // namespace
 }  // namespace gpuvet
