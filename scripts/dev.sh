@@ -15,7 +15,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config clang-format
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
   libsqlite3-dev zlib1g-dev
-  libcpp-httplib-dev
+  libcpp-httplib-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter
 )
