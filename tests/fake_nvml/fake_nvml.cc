@@ -13,9 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -156,7 +158,41 @@ int ApplyOverrides(const Loaded& loaded, const ScenarioGpu* gpu, const GpuState*
   return kContinue;
 }
 
+// ---- call counting (for measurements: docs/exporter.md "NVML cost") ----
+// Every exported NVML function called, by name. $GPUVET_FAKE_NVML_CALL_LOG names a file that
+// gets "TOTAL\n" then "COUNT NAME" lines at process exit; gpuvetFakeNvmlCallCount() answers the
+// total in process.
+struct CallCounts {
+  std::mutex mu;
+  std::map<std::string, unsigned long long> by_name;
+  unsigned long long total = 0;
+};
+CallCounts& Counts() {
+  static CallCounts* counts = new CallCounts();  // leaked, like State()
+  return *counts;
+}
+void WriteCallLog() {
+  const char* path = std::getenv("GPUVET_FAKE_NVML_CALL_LOG");
+  if (path == nullptr || *path == '\0') return;
+  CallCounts& c = Counts();
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (FILE* f = std::fopen(path, "w")) {
+    std::fprintf(f, "%llu\n", c.total);
+    for (const auto& [name, n] : c.by_name) std::fprintf(f, "%llu %s\n", n, name.c_str());
+    std::fclose(f);
+  }
+}
+void CountCall(const char* name) {
+  static const bool registered = [] { return std::atexit(WriteCallLog) == 0; }();
+  (void)registered;
+  CallCounts& c = Counts();
+  std::lock_guard<std::mutex> lock(c.mu);
+  ++c.by_name[name];
+  ++c.total;
+}
+
 int Prologue(const char* name, nvmlDevice_t handle, Ctx* ctx) {
+  CountCall(name);
   const bool is_init = std::strcmp(name, "nvmlInit_v2") == 0;
   if (is_init) {
     if (int code = LoadScenarioFromEnv(); code != NVML_SUCCESS) return code;
@@ -794,6 +830,12 @@ int Body_nvmlGpmMetricsGet(const Ctx& c, nvmlGpmMetricsGet_t* m) {
 }  // namespace
 
 // The exported C functions: prologue, then the body above.
+extern "C" __attribute__((visibility("default"))) unsigned long long gpuvetFakeNvmlCallCount() {
+  CallCounts& c = Counts();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return c.total;
+}
+
 #define FAKE_NVML_EXPORT(fn, params, args, required)                                    \
   extern "C" __attribute__((visibility("default"))) nvmlReturn_t fn params {            \
     Ctx ctx;                                                                            \

@@ -134,7 +134,8 @@ void Collector::MapLostGpu(const GpuInventory& inv, const HostState& host) {
   if (!unplaced->uuid.empty()) entry.second = unplaced->uuid;
 }
 
-Collector::Collector(CollectorOptions options) : options_(std::move(options)) {
+Collector::Collector(CollectorOptions options)
+    : options_(std::move(options)), nvml_(options_.nvml) {
   errors_["nvml"] = 0;
   errors_["kernel_log"] = 0;
 }
@@ -154,7 +155,7 @@ void Collector::CollectOnce() {
   bool attempted = start >= next_nvml_attempt_ || !last_attempt_;
   std::string problem;
   if (attempted) {
-    inv = ReadNvml(options_.nvml);
+    inv = nvml_.Read();
     problem = NvmlProblem(inv);
     if (IsHang(inv)) {
       ++consecutive_hangs_;
@@ -337,6 +338,8 @@ std::string Collector::RenderScrape(bool gzip) {
              "completed yet, NVML hung and old or partial values are served, or a collection "
              "is overdue), else 0.",
              MetricType::kGauge, {}, stale ? 1 : 0);
+    self.Add("gpuvet_exporter_collections_total", "Collections completed since the start.",
+             MetricType::kCounter, {}, static_cast<double>(collections_));
   }
   self.Add("gpuvet_exporter_scrapes_total", "Scrapes of /metrics served.", MetricType::kCounter, {},
            static_cast<double>(scrapes));
@@ -378,6 +381,11 @@ ExporterHealth Collector::Health() const {
   }
   return {true,
           fmt::format("ok: last collection {:.1f} s ago, took {:.3f} s", age, last_duration_s_)};
+}
+
+void Collector::ResetNvmlSession() {
+  std::lock_guard<std::mutex> collect_lock(collect_mutex_);
+  nvml_.Reset();
 }
 
 uint64_t Collector::collections() const {

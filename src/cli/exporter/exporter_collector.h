@@ -38,6 +38,8 @@ struct ExporterHealth {
   std::string reason;  // one line, for operators
 };
 
+// One NVML session is kept across collections (init, handles and static identity once; see
+// NvmlSession); it starts over after a hang or a failed enumeration.
 // Thread-safe: RenderScrape and Health may be called from any number of threads while the
 // collection thread runs; CollectOnce serialises with itself.
 class Collector {
@@ -74,6 +76,11 @@ class Collector {
   // Completed collections (for tests).
   uint64_t collections() const;
 
+  // Ends the NVML session; the next collection initialises NVML again. For tests whose fake
+  // NVML scenario changes between collections (the fake reads it at nvmlInit), and for an
+  // operator-visible restart of the session without restarting the process.
+  void ResetNvmlSession();
+
  private:
   void Loop();
   void MapLostGpu(const GpuInventory& inv, const HostState& host);
@@ -84,6 +91,7 @@ class Collector {
 
   // Collection-thread state (guarded by collect_mutex_).
   std::mutex collect_mutex_;
+  NvmlSession nvml_;  // kept across collections (nvml_source.h)
   XidCounter xids_;
   std::optional<GpuInventory> last_good_;
   std::optional<GpuInventory> last_attempt_;

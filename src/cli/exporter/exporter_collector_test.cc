@@ -2,6 +2,7 @@
 // last good values and the stale flag when NVML hangs, scrapes that never wait for a collection.
 #include "cli/exporter/exporter_collector.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -127,6 +128,7 @@ TEST_F(CollectorTest, ServesLastGoodValuesAndMarksThemStaleWhenNvmlHangs) {
   // GPU 1's temperature call hangs (well past the 100 ms deadline); every power value changed.
   const std::string hang = R"("delays_ms": {"nvmlDeviceGetTemperature": 5000},)";
   UseScenario(Scenario(250, "", &hang));
+  c.ResetNvmlSession();  // the fake NVML reads its scenario at nvmlInit
   Clock::time_point start = Clock::now();
   c.CollectOnce();
   EXPECT_LT(Clock::now() - start, milliseconds(1000));  // bounded by the call deadline
@@ -156,6 +158,7 @@ TEST_F(CollectorTest, ScrapesDoNotWaitForASlowCollection) {
   c.CollectOnce();
   // Slow but within the deadline: the collection takes about 1.2 s.
   UseScenario(Scenario(400, R"("delays_ms": {"nvmlDeviceGetPowerUsage": 1200},)"));
+  c.ResetNvmlSession();  // the fake NVML reads its scenario at nvmlInit
   auto collecting = std::async(std::launch::async, [&c] { c.CollectOnce(); });
   std::this_thread::sleep_for(milliseconds(500));
   Clock::time_point start = Clock::now();
@@ -235,6 +238,7 @@ TEST_F(CollectorTest, ALostGpuKeepsItsIdentityLabels) {
   ASSERT_NE(c.RenderScrape().find(kInfo1), std::string::npos);
   const std::string lost = R"("lost": true,)";
   UseScenario(Scenario(100, "", &lost));
+  c.ResetNvmlSession();  // the fake NVML reads its scenario at nvmlInit
   c.CollectOnce();
   std::string text = c.RenderScrape();
   EXPECT_NE(text.find(kInfo1), std::string::npos) << text;
@@ -263,6 +267,36 @@ TEST_F(CollectorTest, ServesWhileTheFirstCollectionBlocks) {
   EXPECT_TRUE(c.StopWithin(milliseconds(5000)));
   EXPECT_EQ(c.collections(), 1u);
   EXPECT_EQ(Value(c.RenderScrape(), "gpuvet_exporter_stale"), 0);
+}
+
+// The NVML call count of the fake library loaded in this process (its own counter).
+unsigned long long FakeNvmlCalls() {
+  void* h = dlopen(GPUVET_FAKE_NVML_LIB, RTLD_NOW | RTLD_NOLOAD);
+  if (h == nullptr) return 0;
+  auto* count = reinterpret_cast<unsigned long long (*)()>(dlsym(h, "gpuvetFakeNvmlCallCount"));
+  unsigned long long n = count != nullptr ? count() : 0;
+  dlclose(h);
+  return n;
+}
+
+TEST_F(CollectorTest, KeepsOneNvmlSessionAndAsksOnlyWhatCanChange) {
+  const std::string healthy;
+  UseScenario(Scenario(100, "", &healthy));
+  Collector c(Options());
+  c.CollectOnce();
+  const unsigned long long after_first = FakeNvmlCalls();
+  c.CollectOnce();
+  const unsigned long long second = FakeNvmlCalls() - after_first;
+  c.CollectOnce();
+  const unsigned long long third = FakeNvmlCalls() - after_first - second;
+  ASSERT_GT(after_first, 0u);
+  EXPECT_EQ(second, third) << "a steady state";
+  // No init, versions, handles, identity or limits after the first collection.
+  EXPECT_LT(second + 20, after_first) << after_first << " then " << second;
+  std::string text = c.RenderScrape();
+  EXPECT_NE(text.find(R"(gpuvet_gpu_info{gpu="1",uuid="GPU-1",)"), std::string::npos);
+  EXPECT_EQ(Value(text, kPower), 100);
+  EXPECT_EQ(Value(text, "gpuvet_exporter_collections_total"), 3);
 }
 
 }  // namespace
