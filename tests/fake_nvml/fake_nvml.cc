@@ -160,8 +160,9 @@ int ApplyOverrides(const Loaded& loaded, const ScenarioGpu* gpu, const GpuState*
 
 // ---- call counting (for measurements: docs/exporter.md "NVML cost") ----
 // Every exported NVML function called, by name. $GPUVET_FAKE_NVML_CALL_LOG names a file that
-// gets "TOTAL\n" then "COUNT NAME" lines at process exit; gpuvetFakeNvmlCallCount() answers the
-// total in process.
+// gets "TOTAL\n" then "COUNT NAME" lines at process exit and at each nvmlDeviceGetCount_v2 (once
+// per read, so a process that ends with _Exit leaves its counts up to its last read);
+// gpuvetFakeNvmlCallCount() answers the total in process.
 struct CallCounts {
   std::mutex mu;
   std::map<std::string, unsigned long long> by_name;
@@ -185,10 +186,13 @@ void WriteCallLog() {
 void CountCall(const char* name) {
   static const bool registered = [] { return std::atexit(WriteCallLog) == 0; }();
   (void)registered;
-  CallCounts& c = Counts();
-  std::lock_guard<std::mutex> lock(c.mu);
-  ++c.by_name[name];
-  ++c.total;
+  {
+    CallCounts& c = Counts();
+    std::lock_guard<std::mutex> lock(c.mu);
+    ++c.by_name[name];
+    ++c.total;
+  }
+  if (std::strcmp(name, "nvmlDeviceGetCount_v2") == 0) WriteCallLog();
 }
 
 int Prologue(const char* name, nvmlDevice_t handle, Ctx* ctx) {
