@@ -237,12 +237,10 @@ TEST(ExporterE2E, ServesAndStopsWithinASecondWhileTheFirstCollectionBlocks) {
   auto ready = client.Get("/readyz");
   ASSERT_TRUE(ready);
   EXPECT_EQ(ready->status, 503);
-  EXPECT_NE(ready->body.find("no collection has completed yet"), std::string::npos)
-      << ready->body;
+  EXPECT_NE(ready->body.find("no collection has completed yet"), std::string::npos) << ready->body;
   auto metrics = client.Get("/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("\ngpuvet_exporter_stale 1\n"), std::string::npos)
-      << metrics->body;
+  EXPECT_NE(metrics->body.find("\ngpuvet_exporter_stale 1\n"), std::string::npos) << metrics->body;
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(exporter->Stop(5), 0) << exporter->stderr_text();
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
