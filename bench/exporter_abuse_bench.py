@@ -5,13 +5,15 @@
   - 100 slow-loris clients trickling request headers one byte per 100 ms,
   - 300 idle connections that never send a byte,
   - 16 clients flooding 4.2 MB request headers, reconnecting when dropped.
-A scraper on one kept-alive connection measures each scrape while the abuse runs.
+A scraper on one kept-alive connection measures each scrape while the abuse runs; the abusive
+clients run in a separate process, so they never hold the scraper's interpreter lock.
 
   bench/exporter_abuse_bench.py [BUILD_DIR]   (default build/rel: cmake -B build/rel
       -DCMAKE_BUILD_TYPE=Release && cmake --build build/rel --target gpuvet fake_nvml)
 Env: SCRAPES (default 300 per scenario), NODE_EXPORTER (default /usr/bin/prometheus-node-exporter).
 """
 import http.client
+import multiprocessing
 import os
 import re
 import socket
@@ -159,6 +161,27 @@ class Abuse:
             t.join(timeout=5)
 
 
+def abuse_process(kind, port, stop_event, ready_event):
+    abuse = Abuse(kind, port)
+    ready_event.set()
+    stop_event.wait()
+    abuse.stop()
+
+
+def start_abuse(kind, port):
+    stop, ready = multiprocessing.Event(), multiprocessing.Event()
+    proc = multiprocessing.Process(target=abuse_process, args=(kind, port, stop, ready))
+    proc.start()
+    ready.wait(30)
+
+    def finish():
+        stop.set()
+        proc.join(10)
+        if proc.is_alive():
+            proc.kill()
+    return finish
+
+
 def scrape(port, n, pid):
     lat, failures, peak = [], 0, 0
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -195,9 +218,9 @@ def main():
     try:
         for kind in ("none", "trickle100", "idle300", "headers16x4MB"):
             for name, proc, port in targets:
-                abuse = Abuse(kind, port)
+                finish = start_abuse(kind, port)
                 p50, p99, mx, fail, peak = scrape(port, SCRAPES, proc.pid)
-                abuse.stop()
+                finish()
                 time.sleep(0.5)
                 print(f"{kind:<16} {name:<14} {p50:8.2f} {p99:8.2f} {mx:8.1f} {fail:5d} "
                       f"{peak:12d} {rss_kib(proc.pid):10d}", flush=True)
