@@ -87,6 +87,12 @@ struct Ctx {
 // Marks "prologue found nothing to answer, run the body".
 constexpr int kContinue = -1;
 
+// The scenario file's text as last loaded (see FollowScenarioFile).
+std::string& LoadedText() {
+  static std::string* text = new std::string();  // leaked, like State()
+  return *text;
+}
+
 int LoadScenarioFromEnv() {
   const char* path = std::getenv(kScenarioEnv);
   if (path == nullptr || path[0] == '\0') return NVML_ERROR_DRIVER_NOT_LOADED;
@@ -115,7 +121,51 @@ int LoadScenarioFromEnv() {
   std::lock_guard<std::mutex> lock(state.mu);
   state.all.push_back(std::move(loaded));
   state.current = state.all.back().get();
+  LoadedText() = *text;
   return NVML_SUCCESS;
+}
+
+// A long-lived NVML session (the exporter) sees a driver whose answers change underneath it with
+// the same handles. The fake follows that: at each nvmlDeviceGetCount_v2 (once per read), when the
+// scenario file's text changed since it was loaded, the new scenario replaces the old one and the
+// handles already given out stay valid, now answering from the new GPUs at their index (the
+// time series keep their step 0). A GPU count that shrank leaves the extra handles invalid.
+void FollowScenarioFile() {
+  const char* path = std::getenv(kScenarioEnv);
+  FakeState& state = State();
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (state.current == nullptr || path == nullptr || path[0] == '\0') return;
+  }
+  gpuvet::Result<std::string> text = gpuvet::ReadFile(path);
+  if (!text.ok() || *text == LoadedText()) return;
+  gpuvet::Result<Scenario> parsed = gpuvet::ParseScenario(*text, path);
+  if (!parsed.ok()) return;  // half-written: try again at the next read
+  std::lock_guard<std::mutex> lock(state.mu);
+  Loaded* old = state.all.back().get();
+  if (old != state.current) return;
+  auto loaded = std::make_unique<Loaded>();
+  loaded->scenario = std::move(parsed).value();
+  loaded->init_time = old->init_time;
+  for (size_t g = 0; g < loaded->scenario.gpus.size(); ++g) {
+    const ScenarioGpu* gpu = &loaded->scenario.gpus[g];
+    if (g < old->devices.size()) {  // the same handles, answering from the new scenario
+      loaded->devices.push_back(std::move(old->devices[g]));
+      loaded->migs.push_back(std::move(old->migs[g]));
+    } else {
+      loaded->devices.push_back(std::make_unique<FakeDevice>());
+      std::vector<std::unique_ptr<FakeDevice>> migs;
+      for (unsigned i = 0; i < kMaxMigDevices; ++i) {
+        migs.push_back(std::make_unique<FakeDevice>(FakeDevice{nullptr, static_cast<int>(i)}));
+      }
+      loaded->migs.push_back(std::move(migs));
+    }
+    loaded->devices[g]->gpu = gpu;
+    for (auto& mig : loaded->migs[g]) mig->gpu = gpu;
+  }
+  state.all.push_back(std::move(loaded));
+  state.current = state.all.back().get();
+  LoadedText() = *text;
 }
 
 // The first argument when it is a device handle, else null.
@@ -200,6 +250,8 @@ int Prologue(const char* name, nvmlDevice_t handle, Ctx* ctx) {
   const bool is_init = std::strcmp(name, "nvmlInit_v2") == 0;
   if (is_init) {
     if (int code = LoadScenarioFromEnv(); code != NVML_SUCCESS) return code;
+  } else if (std::strcmp(name, "nvmlDeviceGetCount_v2") == 0) {
+    FollowScenarioFile();
   }
   {
     FakeState& state = State();

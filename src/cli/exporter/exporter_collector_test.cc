@@ -128,7 +128,6 @@ TEST_F(CollectorTest, ServesLastGoodValuesAndMarksThemStaleWhenNvmlHangs) {
   // GPU 1's temperature call hangs (well past the 100 ms deadline); every power value changed.
   const std::string hang = R"("delays_ms": {"nvmlDeviceGetTemperature": 5000},)";
   UseScenario(Scenario(250, "", &hang));
-  c.ResetNvmlSession();  // the fake NVML reads its scenario at nvmlInit
   Clock::time_point start = Clock::now();
   c.CollectOnce();
   EXPECT_LT(Clock::now() - start, milliseconds(1000));  // bounded by the call deadline
@@ -158,7 +157,6 @@ TEST_F(CollectorTest, ScrapesDoNotWaitForASlowCollection) {
   c.CollectOnce();
   // Slow but within the deadline: the collection takes about 1.2 s.
   UseScenario(Scenario(400, R"("delays_ms": {"nvmlDeviceGetPowerUsage": 1200},)"));
-  c.ResetNvmlSession();  // the fake NVML reads its scenario at nvmlInit
   auto collecting = std::async(std::launch::async, [&c] { c.CollectOnce(); });
   std::this_thread::sleep_for(milliseconds(500));
   Clock::time_point start = Clock::now();
@@ -238,7 +236,6 @@ TEST_F(CollectorTest, ALostGpuKeepsItsIdentityLabels) {
   ASSERT_NE(c.RenderScrape().find(kInfo1), std::string::npos);
   const std::string lost = R"("lost": true,)";
   UseScenario(Scenario(100, "", &lost));
-  c.ResetNvmlSession();  // the fake NVML reads its scenario at nvmlInit
   c.CollectOnce();
   std::string text = c.RenderScrape();
   EXPECT_NE(text.find(kInfo1), std::string::npos) << text;
