@@ -16,7 +16,7 @@ PACKAGES=(
   clang libclang-rt-14-dev sqlite3
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
   libsqlite3-dev zlib1g-dev
-  libcpp-httplib-dev
+  libcpp-httplib-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter
   dpkg-dev file groff-base python3-yaml curl

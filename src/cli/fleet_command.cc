@@ -84,7 +84,8 @@ bool LoadAndAudit(const FleetFlags& flags, const char* command, FleetReport* rep
   if (!flags.reports.empty()) {
     input = ReadFleetReports(flags.reports, now->unix_s, *window);
   } else {
-    auto client = PrometheusClient::Create(flags.prometheus, flags.http_timeout_s);
+    auto client = PrometheusClient::Create(flags.prometheus, flags.http_timeout_s,
+                                           static_cast<size_t>(flags.http_max_mb) << 20);
     if (!client.ok()) return fail(client.status().message());
     input = ReadFleetFromPrometheus(*client.value(), now->unix_s, *window);
   }
@@ -129,8 +130,12 @@ void AddInputFlags(CLI::App* cmd, FleetFlags* f) {
   cmd->add_option("--window", f->window, "Audit window for trends: 24h, 30m, 7d (default 24h)");
   cmd->add_option("--policy", f->policy, "Policy file ([driver], [fleet]); see docs/policy.md");
   cmd->add_option("--now", f->now, "End of the window and report timestamp (ISO 8601; tests)");
-  cmd->add_option("--http-timeout", f->http_timeout_s, "Seconds per Prometheus request")
+  cmd->add_option("--http-timeout", f->http_timeout_s,
+                  "Seconds per Prometheus request, for the whole request (connect to last byte)")
       ->check(CLI::Range(0.1, 600.0));
+  cmd->add_option("--http-max-mb", f->http_max_mb,
+                  "Refuse a Prometheus answer larger than this many MiB (default 128)")
+      ->check(CLI::Range(1, 65536));
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ struct FleetFlags {
   std::string policy;
   std::string now;  // --now ISO time: end of the window and the report's timestamp
   double http_timeout_s = 10;
+  int http_max_mb = 128;  // --http-max-mb: cap on one Prometheus answer
   // audit
   std::string format = "text";
   bool verbose = false;

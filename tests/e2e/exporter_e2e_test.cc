@@ -60,9 +60,23 @@ std::vector<std::string> ChildEnv(const fs::path& scenario) {
               "quarantine_size_mb=1:thread_local_quarantine_size_kb=64"};
 }
 
+// Waits up to 20 s until the exporter's first collection has completed (it serves before that,
+// stale). /readyz says "no collection has ..." until then.
+void WaitCollected(int port) {
+  httplib::Client client("127.0.0.1", port);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < end) {
+    auto r = client.Get("/readyz");
+    if (r && r->body.find("no collection has") == std::string::npos) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 // An exporter over a fixture: its nvml.json, root/, and kernel.log / policy.toml when present.
+// With `wait_collected`, returns once its first collection has completed.
 std::unique_ptr<ExporterProcess> StartExporter(const std::string& fixture,
-                                               std::vector<std::string> extra = {}) {
+                                               std::vector<std::string> extra = {},
+                                               bool wait_collected = true) {
   fs::path dir = Fixture(fixture);
   std::vector<std::string> argv = {
       GPUVET_BINARY,           "exporter",   "--listen",          "127.0.0.1:0", "--root",
@@ -74,7 +88,9 @@ std::unique_ptr<ExporterProcess> StartExporter(const std::string& fixture,
     argv.insert(argv.end(), {"--policy", (dir / "policy.toml").string()});
   }
   argv.insert(argv.end(), extra.begin(), extra.end());
-  return std::make_unique<ExporterProcess>(argv, ChildEnv(dir / "nvml.json"));
+  auto p = std::make_unique<ExporterProcess>(argv, ChildEnv(dir / "nvml.json"));
+  if (wait_collected && p->port() > 0) WaitCollected(p->port());
+  return p;
 }
 
 // Replaces the values of series that change from run to run.
@@ -162,6 +178,9 @@ TEST(ExporterE2E, IsReadOnlyAndAnswersHealth) {
   auto health = client.Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200) << health->body;
+  auto ready = client.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 200) << ready->body;
   auto index = client.Get("/");
   ASSERT_TRUE(index);
   EXPECT_EQ(index->status, 200);
@@ -186,14 +205,50 @@ TEST(ExporterE2E, IsReadOnlyAndAnswersHealth) {
   EXPECT_EQ(put->status, 404);
 }
 
-TEST(ExporterE2E, HealthIs503WithTheReasonWhenNvmlHangs) {
+// Readiness says why the values are not fresh; liveness stays 200 (a 503 liveness probe would
+// restart the pod in a loop on a node whose GPU is wedged or absent).
+TEST(ExporterE2E, ReadinessIs503WithTheReasonWhenNvmlHangsLivenessStays200) {
   auto exporter = StartExporter("nvml-hang", {"--nvml-timeout-ms", "200"});
+  ASSERT_GT(exporter->port(), 0) << exporter->stderr_text();
+  httplib::Client client("127.0.0.1", exporter->port());
+  auto ready = client.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503);
+  EXPECT_NE(ready->body.find("did not return within 200 ms"), std::string::npos) << ready->body;
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200) << health->body;
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("\ngpuvet_exporter_stale 1\n"), std::string::npos)
+      << "the very first collection hung: nothing served is from a successful one";
+}
+
+// NVML blocks in nvmlInit for 30 s at start-up and the per-call timeout is 10 minutes: the
+// exporter still serves at once (stale, unready, alive) and SIGTERM ends it within a second.
+TEST(ExporterE2E, ServesAndStopsWithinASecondWhileTheFirstCollectionBlocks) {
+  auto exporter = StartExporter("nvml-init-hang", {"--nvml-timeout-ms", "600000"},
+                                /*wait_collected=*/false);
   ASSERT_GT(exporter->port(), 0) << exporter->stderr_text();
   httplib::Client client("127.0.0.1", exporter->port());
   auto health = client.Get("/healthz");
   ASSERT_TRUE(health);
-  EXPECT_EQ(health->status, 503);
-  EXPECT_NE(health->body.find("did not return within 200 ms"), std::string::npos) << health->body;
+  EXPECT_EQ(health->status, 200) << health->body;
+  auto ready = client.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503);
+  EXPECT_NE(ready->body.find("no collection has completed yet"), std::string::npos) << ready->body;
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("\ngpuvet_exporter_stale 1\n"), std::string::npos) << metrics->body;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(exporter->Stop(5), 0) << exporter->stderr_text();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  EXPECT_LT(ms, 1000) << "SIGTERM took " << ms << " ms";
+  EXPECT_NE(exporter->stderr_text().find("abandoned"), std::string::npos)
+      << exporter->stderr_text();
 }
 
 // The DaemonSet's probes: /readyz once a collection succeeded, /livez whenever the server
@@ -259,7 +314,7 @@ int Connect(int port) {
   return fd;
 }
 
-TEST(ExporterE2E, ConcurrentScrapesWithSlowClientsDoNotStallOrGrowMemory) {
+TEST(ExporterE2E, ConcurrentScrapesWithSlowAndSlowLorisClientsDoNotStallOrGrowMemory) {
   auto exporter = StartExporter("healthy-8gpu");
   ASSERT_GT(exporter->port(), 0) << exporter->stderr_text();
   const int port = exporter->port();
@@ -274,6 +329,32 @@ TEST(ExporterE2E, ConcurrentScrapesWithSlowClientsDoNotStallOrGrowMemory) {
     slow.push_back(fd);
   }
   for (int fd : slow) ASSERT_GE(fd, 0);
+  // Slow-loris clients: 20 connections (more than cpp-httplib's old pool of 16 workers) that
+  // each trickle a request header one byte every 100 ms, reconnecting when dropped.
+  std::atomic<bool> loris_stop{false};
+  std::thread loris([&] {
+    std::vector<int> fds(20, -1);
+    const std::string header = "GET /metrics HTTP/1.1\r\nX-Slow: ";
+    std::vector<size_t> sent(fds.size(), 0);
+    while (!loris_stop) {
+      for (size_t i = 0; i < fds.size(); ++i) {
+        if (fds[i] < 0) {
+          fds[i] = Connect(port);
+          sent[i] = 0;
+        }
+        const char c = sent[i] < header.size() ? header[sent[i]] : 'a';
+        if (fds[i] >= 0 && send(fds[i], &c, 1, MSG_NOSIGNAL) != 1) {
+          close(fds[i]);
+          fds[i] = -1;
+        }
+        ++sent[i];
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    for (int fd : fds) {
+      if (fd >= 0) close(fd);
+    }
+  });
 
   auto scrape_many = [port](int count, std::atomic<int>* failures, std::atomic<long>* worst_ms) {
     httplib::Client client("127.0.0.1", port);
@@ -314,6 +395,8 @@ TEST(ExporterE2E, ConcurrentScrapesWithSlowClientsDoNotStallOrGrowMemory) {
   EXPECT_LT(rss_end - rss_warm, 4096)
       << "RSS grew from " << rss_warm << " KiB to " << rss_end << " KiB over 2400 scrapes";
   for (int fd : slow) close(fd);
+  loris_stop = true;
+  loris.join();
 
   httplib::Client client("127.0.0.1", port);
   auto res = client.Get("/metrics");

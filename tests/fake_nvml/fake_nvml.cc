@@ -13,9 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -85,6 +87,12 @@ struct Ctx {
 // Marks "prologue found nothing to answer, run the body".
 constexpr int kContinue = -1;
 
+// The scenario file's text as last loaded (see FollowScenarioFile).
+std::string& LoadedText() {
+  static std::string* text = new std::string();  // leaked, like State()
+  return *text;
+}
+
 int LoadScenarioFromEnv() {
   const char* path = std::getenv(kScenarioEnv);
   if (path == nullptr || path[0] == '\0') return NVML_ERROR_DRIVER_NOT_LOADED;
@@ -113,7 +121,51 @@ int LoadScenarioFromEnv() {
   std::lock_guard<std::mutex> lock(state.mu);
   state.all.push_back(std::move(loaded));
   state.current = state.all.back().get();
+  LoadedText() = *text;
   return NVML_SUCCESS;
+}
+
+// A long-lived NVML session (the exporter) sees a driver whose answers change underneath it with
+// the same handles. The fake follows that: at each nvmlDeviceGetCount_v2 (once per read), when the
+// scenario file's text changed since it was loaded, the new scenario replaces the old one and the
+// handles already given out stay valid, now answering from the new GPUs at their index (the
+// time series keep their step 0). A GPU count that shrank leaves the extra handles invalid.
+void FollowScenarioFile() {
+  const char* path = std::getenv(kScenarioEnv);
+  FakeState& state = State();
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (state.current == nullptr || path == nullptr || path[0] == '\0') return;
+  }
+  gpuvet::Result<std::string> text = gpuvet::ReadFile(path);
+  if (!text.ok() || *text == LoadedText()) return;
+  gpuvet::Result<Scenario> parsed = gpuvet::ParseScenario(*text, path);
+  if (!parsed.ok()) return;  // half-written: try again at the next read
+  std::lock_guard<std::mutex> lock(state.mu);
+  Loaded* old = state.all.back().get();
+  if (old != state.current) return;
+  auto loaded = std::make_unique<Loaded>();
+  loaded->scenario = std::move(parsed).value();
+  loaded->init_time = old->init_time;
+  for (size_t g = 0; g < loaded->scenario.gpus.size(); ++g) {
+    const ScenarioGpu* gpu = &loaded->scenario.gpus[g];
+    if (g < old->devices.size()) {  // the same handles, answering from the new scenario
+      loaded->devices.push_back(std::move(old->devices[g]));
+      loaded->migs.push_back(std::move(old->migs[g]));
+    } else {
+      loaded->devices.push_back(std::make_unique<FakeDevice>());
+      std::vector<std::unique_ptr<FakeDevice>> migs;
+      for (unsigned i = 0; i < kMaxMigDevices; ++i) {
+        migs.push_back(std::make_unique<FakeDevice>(FakeDevice{nullptr, static_cast<int>(i)}));
+      }
+      loaded->migs.push_back(std::move(migs));
+    }
+    loaded->devices[g]->gpu = gpu;
+    for (auto& mig : loaded->migs[g]) mig->gpu = gpu;
+  }
+  state.all.push_back(std::move(loaded));
+  state.current = state.all.back().get();
+  LoadedText() = *text;
 }
 
 // The first argument when it is a device handle, else null.
@@ -156,10 +208,50 @@ int ApplyOverrides(const Loaded& loaded, const ScenarioGpu* gpu, const GpuState*
   return kContinue;
 }
 
+// ---- call counting (for measurements: docs/exporter.md "NVML cost") ----
+// Every exported NVML function called, by name. $GPUVET_FAKE_NVML_CALL_LOG names a file that
+// gets "TOTAL\n" then "COUNT NAME" lines at process exit and at each nvmlDeviceGetCount_v2 (once
+// per read, so a process that ends with _Exit leaves its counts up to its last read);
+// gpuvetFakeNvmlCallCount() answers the total in process.
+struct CallCounts {
+  std::mutex mu;
+  std::map<std::string, unsigned long long> by_name;
+  unsigned long long total = 0;
+};
+CallCounts& Counts() {
+  static CallCounts* counts = new CallCounts();  // leaked, like State()
+  return *counts;
+}
+void WriteCallLog() {
+  const char* path = std::getenv("GPUVET_FAKE_NVML_CALL_LOG");
+  if (path == nullptr || *path == '\0') return;
+  CallCounts& c = Counts();
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (FILE* f = std::fopen(path, "w")) {
+    std::fprintf(f, "%llu\n", c.total);
+    for (const auto& [name, n] : c.by_name) std::fprintf(f, "%llu %s\n", n, name.c_str());
+    std::fclose(f);
+  }
+}
+void CountCall(const char* name) {
+  static const bool registered = [] { return std::atexit(WriteCallLog) == 0; }();
+  (void)registered;
+  {
+    CallCounts& c = Counts();
+    std::lock_guard<std::mutex> lock(c.mu);
+    ++c.by_name[name];
+    ++c.total;
+  }
+  if (std::strcmp(name, "nvmlDeviceGetCount_v2") == 0) WriteCallLog();
+}
+
 int Prologue(const char* name, nvmlDevice_t handle, Ctx* ctx) {
+  CountCall(name);
   const bool is_init = std::strcmp(name, "nvmlInit_v2") == 0;
   if (is_init) {
     if (int code = LoadScenarioFromEnv(); code != NVML_SUCCESS) return code;
+  } else if (std::strcmp(name, "nvmlDeviceGetCount_v2") == 0) {
+    FollowScenarioFile();
   }
   {
     FakeState& state = State();
@@ -794,6 +886,12 @@ int Body_nvmlGpmMetricsGet(const Ctx& c, nvmlGpmMetricsGet_t* m) {
 }  // namespace
 
 // The exported C functions: prologue, then the body above.
+extern "C" __attribute__((visibility("default"))) unsigned long long gpuvetFakeNvmlCallCount() {
+  CallCounts& c = Counts();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return c.total;
+}
+
 #define FAKE_NVML_EXPORT(fn, params, args, required)                                    \
   extern "C" __attribute__((visibility("default"))) nvmlReturn_t fn params {            \
     Ctx ctx;                                                                            \

@@ -95,6 +95,17 @@ GpuInventory MergeWithLastGood(const GpuInventory& attempt, const GpuInventory& 
   return merged;
 }
 
+// Copies the identity of `from` into a GPU that could not say it itself (lost: every call
+// answered GPU_IS_LOST, so name, uuid and PCI address are empty).
+void FillIdentity(const GpuState& from, GpuState& to) {
+  if (to.name.empty()) to.name = from.name;
+  if (to.uuid.empty()) to.uuid = from.uuid;
+  if (to.serial.empty()) to.serial = from.serial;
+  if (to.vbios_version.empty()) to.vbios_version = from.vbios_version;
+  if (to.pci_bus_id.empty()) to.pci_bus_id = from.pci_bus_id;
+  if (!to.minor_number.has() && from.minor_number.has()) to.minor_number = from.minor_number;
+}
+
 }  // namespace
 
 // A lost GPU answers nothing, not even its PCI address, yet its Xid 79 names the address. When
@@ -123,7 +134,8 @@ void Collector::MapLostGpu(const GpuInventory& inv, const HostState& host) {
   if (!unplaced->uuid.empty()) entry.second = unplaced->uuid;
 }
 
-Collector::Collector(CollectorOptions options) : options_(std::move(options)) {
+Collector::Collector(CollectorOptions options)
+    : options_(std::move(options)), nvml_(options_.nvml) {
   errors_["nvml"] = 0;
   errors_["kernel_log"] = 0;
 }
@@ -143,7 +155,7 @@ void Collector::CollectOnce() {
   bool attempted = start >= next_nvml_attempt_ || !last_attempt_;
   std::string problem;
   if (attempted) {
-    inv = ReadNvml(options_.nvml);
+    inv = nvml_.Read();
     problem = NvmlProblem(inv);
     if (IsHang(inv)) {
       ++consecutive_hangs_;
@@ -171,7 +183,23 @@ void Collector::CollectOnce() {
     }
   }
   const bool serving_old = !nvml_ok && last_good_.has_value();
-  const GpuInventory values = serving_old ? MergeWithLastGood(inv, *last_good_) : inv;
+  GpuInventory values = serving_old ? MergeWithLastGood(inv, *last_good_) : inv;
+  // Identity labels: remembered per index while the device count stays the same (a count that
+  // changed means indexes may name other devices), and given back to GPUs that lost theirs.
+  if (values.device_count.has()) {
+    if (identity_device_count_ != *values.device_count) identity_by_index_.clear();
+    identity_device_count_ = *values.device_count;
+    for (GpuState& g : values.gpus) {
+      auto it = identity_by_index_.find(g.index);
+      if (!g.uuid.empty()) {
+        GpuState id;
+        FillIdentity(g, id);
+        identity_by_index_[g.index] = std::move(id);
+      } else if (it != identity_by_index_.end()) {
+        FillIdentity(it->second, g);
+      }
+    }
+  }
 
   // Host sources and the kernel log.
   HostOptions host_options;
@@ -216,7 +244,10 @@ void Collector::CollectOnce() {
   ++collections_;
   if (attempted && !nvml_ok) ++errors_["nvml"];
   if (kernel_log_failed) ++errors_["kernel_log"];
-  stale_ = serving_old;
+  // Stale whenever the GPU values served are not from a read that completed: old values after a
+  // failure, or a partial read cut short by a hang (also when no earlier good read exists). A
+  // definitive failure (no library, no driver) serves no GPU values at all: not stale, unready.
+  stale_ = serving_old || IsHang(inv);
   problem_ = problem;
   if (nvml_ok) {
     last_success_unix_ = UnixNow();
@@ -228,6 +259,7 @@ void Collector::Start() {
   std::lock_guard<std::mutex> lock(thread_mutex_);
   if (thread_.joinable()) return;
   stop_ = false;
+  loop_done_ = false;
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -240,12 +272,27 @@ void Collector::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool Collector::StopWithin(std::chrono::milliseconds wait) {
+  std::unique_lock<std::mutex> lock(thread_mutex_);
+  stop_ = true;
+  wake_.notify_all();
+  if (!thread_.joinable()) return true;
+  if (!finished_.wait_for(lock, wait, [this] { return loop_done_; })) return false;
+  lock.unlock();
+  thread_.join();
+  return true;
+}
+
 void Collector::Loop() {
-  Clock::time_point next = Clock::now() + options_.interval;
+  Clock::time_point next = Clock::now();
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(thread_mutex_);
-      if (wake_.wait_until(lock, next, [this] { return stop_; })) return;
+      if (wake_.wait_until(lock, next, [this] { return stop_; })) {
+        loop_done_ = true;
+        finished_.notify_all();
+        return;
+      }
     }
     next += options_.interval;
     CollectOnce();
@@ -271,7 +318,8 @@ std::string Collector::RenderScrape(bool gzip) {
     body = body_;
     body_gzip = body_gzip_;
     Clock::duration running{};
-    bool stale = stale_ || InFlightOverdue(Clock::now(), &running);
+    // Before the first collection completes nothing served comes from one.
+    bool stale = stale_ || collections_ == 0 || InFlightOverdue(Clock::now(), &running);
     self.Add("gpuvet_exporter_collection_duration_seconds",
              "Wall time of the last completed collection, in seconds.", MetricType::kGauge, {},
              last_duration_s_);
@@ -286,9 +334,12 @@ std::string Collector::RenderScrape(bool gzip) {
                {}, *last_success_unix_);
     }
     self.Add("gpuvet_exporter_stale",
-             "1 when the GPU values served are older than the last collection attempt (NVML hung "
-             "or failed, or a collection is overdue), else 0.",
+             "1 when the GPU values served are not from a completed collection (none has "
+             "completed yet, NVML hung and old or partial values are served, or a collection "
+             "is overdue), else 0.",
              MetricType::kGauge, {}, stale ? 1 : 0);
+    self.Add("gpuvet_exporter_collections_total", "Collections completed since the start.",
+             MetricType::kCounter, {}, static_cast<double>(collections_));
   }
   self.Add("gpuvet_exporter_scrapes_total", "Scrapes of /metrics served.", MetricType::kCounter, {},
            static_cast<double>(scrapes));
@@ -311,6 +362,13 @@ ExporterHealth Collector::Health() const {
                                "interval: NVML or a kernel file is not answering",
                                seconds(running), seconds(options_.interval))};
   }
+  if (collections_ == 0) {
+    return {false, in_flight_since_
+                       ? fmt::format("no collection has completed yet (the first one has run "
+                                     "for {:.1f} s)",
+                                     seconds(now - *in_flight_since_))
+                       : std::string("no collection has run yet")};
+  }
   if (!last_success_steady_) {
     return {false, "no successful collection yet: " + problem_};
   }
@@ -325,9 +383,9 @@ ExporterHealth Collector::Health() const {
           fmt::format("ok: last collection {:.1f} s ago, took {:.3f} s", age, last_duration_s_)};
 }
 
-bool Collector::EverSucceeded() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return last_success_steady_.has_value();
+void Collector::ResetNvmlSession() {
+  std::lock_guard<std::mutex> collect_lock(collect_mutex_);
+  nvml_.Reset();
 }
 
 uint64_t Collector::collections() const {

@@ -32,12 +32,14 @@ struct CollectorOptions {
   std::string gpuvet_version;
 };
 
-// /healthz answer: healthy means the last collection succeeded and is recent.
+// /readyz answer: healthy means the last collection succeeded and is recent.
 struct ExporterHealth {
   bool healthy = false;
   std::string reason;  // one line, for operators
 };
 
+// One NVML session is kept across collections (init, handles and static identity once; see
+// NvmlSession); it starts over after a hang or a failed enumeration.
 // Thread-safe: RenderScrape and Health may be called from any number of threads while the
 // collection thread runs; CollectOnce serialises with itself.
 class Collector {
@@ -53,10 +55,16 @@ class Collector {
   // NVML is retried with a growing back-off (each hung call strands one thread inside NVML).
   void CollectOnce();
 
-  // Starts the collection thread: a collection every interval, the first one interval from now.
+  // Starts the collection thread: a collection every interval, the first one at once (so the
+  // caller can serve while it runs: a file read or NVML call that blocks never delays serving).
   void Start();
   // Stops the thread (waits for a collection in progress). Idempotent.
   void Stop();
+  // Asks the thread to stop and waits up to `wait` for it. True when it stopped (and was
+  // joined); false when a collection is still running (blocked in a file read or NVML): the
+  // thread is then left running, and the caller must end the process without destroying this
+  // object (the exporter's SIGTERM path: std::_Exit).
+  bool StopWithin(std::chrono::milliseconds wait);
 
   // The exposition for one scrape: the cached families plus the self-metrics, with
   // gpuvet_exporter_scrapes_total counting this scrape. Never waits for a collection. With
@@ -65,13 +73,13 @@ class Collector {
 
   ExporterHealth Health() const;
 
-  // /readyz: true once a collection has succeeded (NVML read included), and from then on: a
-  // later hang makes /healthz and gpuvet_exporter_stale say so, while the pod stays a scrape
-  // target so those signals reach Prometheus.
-  bool EverSucceeded() const;
-
   // Completed collections (for tests).
   uint64_t collections() const;
+
+  // Ends the NVML session; the next collection initialises NVML again. For tests whose fake
+  // NVML scenario changes between collections (the fake reads it at nvmlInit), and for an
+  // operator-visible restart of the session without restarting the process.
+  void ResetNvmlSession();
 
  private:
   void Loop();
@@ -83,10 +91,16 @@ class Collector {
 
   // Collection-thread state (guarded by collect_mutex_).
   std::mutex collect_mutex_;
+  NvmlSession nvml_;  // kept across collections (nvml_source.h)
   XidCounter xids_;
   std::optional<GpuInventory> last_good_;
   std::optional<GpuInventory> last_attempt_;
   std::map<std::string, std::pair<std::string, std::string>> gpu_by_address_;  // -> (index, uuid)
+  // Identity (name, uuid, serial, VBIOS, PCI address, minor) of each GPU index from the last
+  // collection that read it, and the device count then: a lost GPU answers nothing, yet its
+  // series must keep their labels.
+  std::map<int, GpuState> identity_by_index_;
+  std::optional<int> identity_device_count_;
   int consecutive_hangs_ = 0;
   std::chrono::steady_clock::time_point next_nvml_attempt_{};
 
@@ -107,7 +121,9 @@ class Collector {
   // Thread control.
   std::mutex thread_mutex_;
   std::condition_variable wake_;
+  std::condition_variable finished_;
   bool stop_ = false;
+  bool loop_done_ = false;
   std::thread thread_;
 };
 

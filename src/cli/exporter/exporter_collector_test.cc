@@ -2,6 +2,7 @@
 // last good values and the stale flag when NVML hangs, scrapes that never wait for a collection.
 #include "cli/exporter/exporter_collector.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -212,6 +213,87 @@ TEST_F(CollectorTest, UnreadableKernelLogCountsAnError) {
   EXPECT_EQ(
       Value(c.RenderScrape(), R"(gpuvet_exporter_collection_errors_total{source="kernel_log"})"),
       1);
+}
+
+TEST_F(CollectorTest, StaleWhenTheVeryFirstCollectionHangs) {
+  UseScenario(Scenario(100, R"("delays_ms": {"nvmlDeviceGetPowerUsage": 3000},)"));
+  Collector c(Options(milliseconds(15000), milliseconds(100)));
+  EXPECT_EQ(Value(c.RenderScrape(), "gpuvet_exporter_stale"), 1) << "nothing collected yet";
+  EXPECT_NE(c.Health().reason.find("no collection has run yet"), std::string::npos);
+  c.CollectOnce();
+  std::string text = c.RenderScrape();
+  EXPECT_EQ(Value(text, "gpuvet_exporter_stale"), 1)
+      << "a partial read cut short by a hang is not a successful collection";
+  EXPECT_FALSE(c.Health().healthy);
+}
+
+TEST_F(CollectorTest, ALostGpuKeepsItsIdentityLabels) {
+  const std::string healthy = "";
+  UseScenario(Scenario(100, "", &healthy));
+  Collector c(Options());
+  c.CollectOnce();
+  constexpr char kInfo1[] = R"(gpuvet_gpu_info{gpu="1",uuid="GPU-1",)";
+  ASSERT_NE(c.RenderScrape().find(kInfo1), std::string::npos);
+  const std::string lost = R"("lost": true,)";
+  UseScenario(Scenario(100, "", &lost));
+  c.CollectOnce();
+  std::string text = c.RenderScrape();
+  EXPECT_NE(text.find(kInfo1), std::string::npos) << text;
+  EXPECT_EQ(text.find(R"(gpu="1",uuid="")"), std::string::npos) << "no series with an empty uuid";
+}
+
+TEST_F(CollectorTest, ServesWhileTheFirstCollectionBlocks) {
+  // The first collection blocks for 1.5 s inside nvmlInit (the timeout is longer): meanwhile
+  // scrapes are answered at once, stale, and the collector cannot be stopped quickly. (A FIFO
+  // or device standing in a sysfs path is refused before it is opened: util/file.h.)
+  std::string json = Scenario(100);
+  json.insert(1, R"("delays_ms": {"nvmlInit_v2": 1500},)");
+  UseScenario(json);
+  Collector c(Options(milliseconds(200), milliseconds(10000)));
+  c.Start();
+  std::this_thread::sleep_for(milliseconds(300));
+  const Clock::time_point start = Clock::now();
+  std::string text = c.RenderScrape();
+  EXPECT_LT(Clock::now() - start, milliseconds(200));
+  EXPECT_EQ(Value(text, "gpuvet_exporter_stale"), 1);
+  EXPECT_EQ(c.collections(), 0u);
+  ExporterHealth h = c.Health();
+  EXPECT_FALSE(h.healthy);
+  EXPECT_NE(h.reason.find("collection running"), std::string::npos) << h.reason;
+  EXPECT_FALSE(c.StopWithin(milliseconds(100))) << "the collection is still blocked";
+  EXPECT_TRUE(c.StopWithin(milliseconds(5000)));
+  EXPECT_EQ(c.collections(), 1u);
+  EXPECT_EQ(Value(c.RenderScrape(), "gpuvet_exporter_stale"), 0);
+}
+
+// The NVML call count of the fake library loaded in this process (its own counter).
+unsigned long long FakeNvmlCalls() {
+  void* h = dlopen(GPUVET_FAKE_NVML_LIB, RTLD_NOW | RTLD_NOLOAD);
+  if (h == nullptr) return 0;
+  auto* count = reinterpret_cast<unsigned long long (*)()>(dlsym(h, "gpuvetFakeNvmlCallCount"));
+  unsigned long long n = count != nullptr ? count() : 0;
+  dlclose(h);
+  return n;
+}
+
+TEST_F(CollectorTest, KeepsOneNvmlSessionAndAsksOnlyWhatCanChange) {
+  const std::string healthy;
+  UseScenario(Scenario(100, "", &healthy));
+  Collector c(Options());
+  c.CollectOnce();
+  const unsigned long long after_first = FakeNvmlCalls();
+  c.CollectOnce();
+  const unsigned long long second = FakeNvmlCalls() - after_first;
+  c.CollectOnce();
+  const unsigned long long third = FakeNvmlCalls() - after_first - second;
+  ASSERT_GT(after_first, 0u);
+  EXPECT_EQ(second, third) << "a steady state";
+  // No init, versions, handles, identity or limits after the first collection.
+  EXPECT_LT(second + 20, after_first) << after_first << " then " << second;
+  std::string text = c.RenderScrape();
+  EXPECT_NE(text.find(R"(gpuvet_gpu_info{gpu="1",uuid="GPU-1",)"), std::string::npos);
+  EXPECT_EQ(Value(text, kPower), 100);
+  EXPECT_EQ(Value(text, "gpuvet_exporter_collections_total"), 3);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// `gpuvet exporter`: validates flags, runs a first collection, binds, prints the bound address on
-// stderr, then serves until SIGINT/SIGTERM. Signals are taken by a dedicated sigwait thread, so
-// shutdown is an ordinary function call (stop the server, join the collector), not handler code.
+// `gpuvet exporter`: validates flags, binds, starts the collection thread, prints the bound
+// address on stderr, then serves until SIGINT/SIGTERM. Signals are taken by a dedicated sigwait
+// thread, so shutdown is an ordinary function call (stop the server, join the collector), not
+// handler code.
 #include "cli/exporter/exporter_command.h"
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "cli/common/cli_util.h"
@@ -25,6 +27,11 @@
 #endif
 
 namespace gpuvet {
+
+namespace {
+// How long a stop waits for a collection in progress before abandoning it.
+constexpr std::chrono::milliseconds kStopWait{500};
+}  // namespace
 
 std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text) {
   text = Trim(text);
@@ -112,20 +119,16 @@ int RunExporter(const ExporterFlags& flags) {
   Result<int> port = server.Bind();
   if (!port.ok()) return UsageError("exporter", port.status().message());
 
-  collector.CollectOnce();
+  // Serve at once; the first collection runs on the collector's thread, so a kernel file or an
+  // NVML call that blocks never keeps the exporter from answering (it is stale and unready).
   collector.Start();
 
-  std::atomic<bool> stopping{false}, run_returned{false};
+  std::atomic<bool> stopping{false};
   std::thread signal_thread([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     stopping = true;
-    // Stop() is a no-op until the listen loop runs, and a signal can arrive just before it
-    // starts: repeat until Run() has returned.
-    while (!run_returned) {
-      server.Stop();
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    server.Stop();  // also effective when it comes before Run() starts
   });
 
   std::string shown_host = server_options.host.find(':') != std::string::npos
@@ -136,13 +139,23 @@ int RunExporter(const ExporterFlags& flags) {
   std::fflush(stderr);
 
   bool ran = server.Run();
-  run_returned = true;
   if (!stopping) pthread_kill(signal_thread.native_handle(), SIGTERM);  // wake the waiter
   signal_thread.join();
-  collector.Stop();
   if (!ran && !stopping) {
     std::fprintf(stderr, "gpuvet exporter: the HTTP server stopped unexpectedly\n");
+    std::fflush(stderr);
+    if (!collector.StopWithin(kStopWait)) std::_Exit(kExitInternal);
     return kExitInternal;
+  }
+  // SIGTERM must end the process within a second whatever the collection is doing: a
+  // collection blocked in a file read or inside NVML cannot be interrupted, so it is left
+  // behind and the process ends without unwinding (nothing is buffered that would be lost).
+  if (!collector.StopWithin(kStopWait)) {
+    std::fprintf(stderr,
+                 "gpuvet exporter: stopped (a collection blocked in NVML or a file read was "
+                 "abandoned)\n");
+    std::fflush(stderr);
+    std::_Exit(kExitHealthy);
   }
   std::fprintf(stderr, "gpuvet exporter: stopped\n");
   return kExitHealthy;
@@ -152,7 +165,8 @@ void AddExporterCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<ExporterFlags>();
   CLI::App* cmd = app.add_subcommand(
       "exporter",
-      "Serve this node's GPU metrics and check results to Prometheus (/metrics, /healthz).");
+      "Serve this node's GPU metrics and check results to Prometheus (/metrics, /healthz, "
+      "/readyz).");
   cmd->add_option("--listen", flags->listen,
                   "Address to listen on: HOST:PORT, [IPV6]:PORT or :PORT for all interfaces "
                   "(port 0 picks a free port; the bound address is printed on stderr)");

@@ -3,11 +3,11 @@
 #include "sources/fleet/prometheus_client.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "sources/fleet/prometheus_http.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -32,6 +32,19 @@ std::optional<TimedValue> ParsePoint(const json& p) {
 }
 
 std::string FormatTime(double t) { return fmt::format("{:.3f}", t); }
+
+// application/x-www-form-urlencoded: unreserved bytes as they are, everything else %XX.
+std::string FormEncode(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -96,7 +109,8 @@ Result<std::vector<PromSeries>> ParsePromResponse(std::string_view body) {
 }
 
 Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Create(const std::string& url,
-                                                                   double timeout_s) {
+                                                                   double timeout_s,
+                                                                   size_t max_bytes) {
   std::string_view u = url;
   size_t scheme_end = u.find("://");
   if (scheme_end == std::string_view::npos ||
@@ -104,17 +118,47 @@ Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Create(const std::st
     return InvalidInput(
         fmt::format("--prometheus {}: expected http://HOST:PORT or https://…", url));
   }
+  const bool tls = u.substr(0, scheme_end) == "https";
   size_t path = u.find('/', scheme_end + 3);
-  std::string_view host =
+  std::string_view authority =
       u.substr(scheme_end + 3,
                path == std::string_view::npos ? std::string_view::npos : path - scheme_end - 3);
+  if (authority.empty()) return InvalidInput(fmt::format("--prometheus {}: no host", url));
+  std::string_view host = authority;
+  int port = tls ? 443 : 80;
+  std::string_view port_text;
+  if (authority.front() == '[') {  // [v6]:port
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos) {
+      return InvalidInput(fmt::format("--prometheus {}: unclosed [ in the host", url));
+    }
+    host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':')
+        return InvalidInput(fmt::format("--prometheus {}: bad host", url));
+      port_text = authority.substr(close + 2);
+    }
+  } else if (size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    port_text = authority.substr(colon + 1);
+  }
+  if (!port_text.empty() || (authority.back() == ':')) {
+    auto p = ParseInt(port_text);
+    if (!p || *p < 1 || *p > 65535) {
+      return InvalidInput(fmt::format("--prometheus {}: bad port '{}'", url, port_text));
+    }
+    port = static_cast<int>(*p);
+  }
   if (host.empty()) return InvalidInput(fmt::format("--prometheus {}: no host", url));
   std::unique_ptr<PrometheusClient> c(new PrometheusClient());
   c->url_ = url;
-  c->scheme_host_port_ = std::string(u.substr(0, scheme_end + 3)) + std::string(host);
+  c->tls_ = tls;
+  c->host_ = std::string(host);
+  c->port_ = port;
   if (path != std::string_view::npos) c->prefix_ = std::string(u.substr(path));
   while (!c->prefix_.empty() && c->prefix_.back() == '/') c->prefix_.pop_back();
   c->timeout_s_ = timeout_s;
+  c->max_bytes_ = max_bytes;
   return c;
 }
 
@@ -123,25 +167,22 @@ PrometheusClient::~PrometheusClient() = default;
 Result<std::vector<PromSeries>> PrometheusClient::Post(
     const std::string& endpoint, const std::vector<std::pair<std::string, std::string>>& form,
     const std::string& promql) {
-  httplib::Client client(scheme_host_port_);
-  const time_t sec = static_cast<time_t>(timeout_s_);
-  const time_t usec = static_cast<time_t>((timeout_s_ - sec) * 1e6);
-  client.set_connection_timeout(sec, usec);
-  client.set_read_timeout(sec, usec);
-  client.set_write_timeout(sec, usec);
-  httplib::Params params;
-  for (const auto& [k, v] : form) params.emplace(k, v);
-  const std::string path = prefix_ + endpoint;
-  httplib::Result res = client.Post(path, params);
-  const std::string what = fmt::format("{}{} ({})", url_, endpoint, promql);
-  if (!res) {
-    const httplib::Error err = res.error();
-    std::string why = httplib::to_string(err);
-    if (err == httplib::Error::Connection)
-      why = "cannot connect (connection refused or host unreachable)";
-    if (err == httplib::Error::Read) why = fmt::format("no answer within {} s", timeout_s_);
-    return Unavailable(fmt::format("{}: {}", what, why));
+  HttpCall call;
+  call.tls = tls_;
+  call.host = host_;
+  call.port = port_;
+  call.method = "POST";
+  call.path = prefix_ + endpoint;
+  call.content_type = "application/x-www-form-urlencoded";
+  for (const auto& [k, v] : form) {
+    if (!call.body.empty()) call.body += '&';
+    call.body += FormEncode(k) + "=" + FormEncode(v);
   }
+  call.timeout_s = timeout_s_;
+  call.max_bytes = max_bytes_;
+  const std::string what = fmt::format("{}{} ({})", url_, endpoint, promql);
+  Result<HttpAnswer> res = HttpExchange(call);
+  if (!res.ok()) return Unavailable(fmt::format("{}: {}", what, res.status().message()));
   auto parsed = ParsePromResponse(res->body);
   if (res->status != 200) {
     // Prometheus puts its reason in a JSON error body (400 bad_data, 422 execution, 503 …).

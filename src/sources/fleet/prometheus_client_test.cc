@@ -1,13 +1,27 @@
 // Tests for the Prometheus API client: the response parser on every result type and error
-// shape, and the client against a real in-process HTTP server (cpp-httplib) for success,
-// Prometheus errors, HTTP errors, a refused connection and a server that does not answer.
+// shape; the client against a real in-process HTTP server (cpp-httplib, tests only) for success,
+// Prometheus errors, HTTP errors, a refused connection and a server that does not answer; and
+// against raw misbehaving servers: an endless body, a huge declared length, one byte per 100 ms,
+// chunked, close-delimited, truncated and non-HTTP answers; https against `openssl s_server`.
 #include "sources/fleet/prometheus_client.h"
 
+#include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <string_view>
 #include <thread>
+#include <vector>
+
+#include "testing/temp_tree.h"
 
 namespace gpuvet {
 namespace {
@@ -144,6 +158,198 @@ TEST(PromClientTest, SilentServerTimesOut) {
   ASSERT_FALSE(r.ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1400));
   EXPECT_NE(r.status().message().find("no answer within 0.3 s"), std::string::npos)
+      << r.status().message();
+}
+
+// A raw loopback server that misbehaves: `serve(fd)` runs for each accepted connection on its
+// own thread (so one stuck connection does not stop the next).
+class RawServer {
+ public:
+  explicit RawServer(std::function<void(int)> serve) : serve_(std::move(serve)) {
+    listen_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(listen_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(listen_, 16);
+    socklen_t len = sizeof(addr);
+    getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        int fd = accept(listen_, nullptr, nullptr);
+        if (fd < 0 || stop_) {
+          if (fd >= 0) close(fd);
+          return;
+        }
+        workers_.emplace_back([this, fd] {
+          // Read the request headers first, as a server would.
+          char buf[4096];
+          std::string req;
+          while (req.find("\r\n\r\n") == std::string::npos) {
+            ssize_t n = recv(fd, buf, sizeof(buf), 0);
+            if (n <= 0) break;
+            req.append(buf, static_cast<size_t>(n));
+          }
+          serve_(fd);
+          close(fd);
+        });
+      }
+    });
+  }
+  ~RawServer() {
+    stop_ = true;
+    shutdown(listen_, SHUT_RDWR);
+    close(listen_);
+    thread_.join();
+    for (std::thread& t : workers_) t.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::atomic<bool>& stopping() { return stop_; }
+
+ private:
+  std::function<void(int)> serve_;
+  int listen_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::vector<std::thread> workers_;
+};
+
+bool SendAll(int fd, std::string_view s) {
+  return send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size());
+}
+
+TEST(PromClientTest, EndlessBodyIsCutAtTheSizeCap) {
+  RawServer server([](int fd) {
+    SendAll(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"status\":\"");
+    const std::string chunk(65536, 'a');
+    while (SendAll(fd, chunk)) {
+    }
+  });
+  auto client = PrometheusClient::Create(server.url(), 20, 1 << 20);
+  ASSERT_TRUE(client.ok());
+  auto r = (*client)->Query("up", 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("answer larger than 1048576 bytes"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(PromClientTest, DeclaredTooLargeBodyIsRefusedBeforeReading) {
+  RawServer server(
+      [](int fd) { SendAll(fd, "HTTP/1.1 200 OK\r\nContent-Length: 999999999999\r\n\r\n{"); });
+  auto client = PrometheusClient::Create(server.url(), 5, 1 << 20);
+  ASSERT_TRUE(client.ok());
+  auto r = (*client)->Query("up", 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("answer larger than"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(PromClientTest, DrippingServerIsBoundedByTheTotalTimeout) {
+  RawServer* self = nullptr;
+  RawServer server([&self](int fd) {
+    const std::string answer =
+        "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + std::string(100, ' ');
+    // One byte every 100 ms: each read is quick, the whole answer would take 14 s.
+    for (char c : answer) {
+      if ((self != nullptr && self->stopping()) || !SendAll(fd, std::string_view(&c, 1))) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  self = &server;
+  auto client = PrometheusClient::Create(server.url(), 0.5);
+  ASSERT_TRUE(client.ok());
+  auto start = std::chrono::steady_clock::now();
+  auto r = (*client)->Query("up", 1);
+  auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(took, std::chrono::milliseconds(2000));
+  EXPECT_NE(r.status().message().find("no answer within 0.5 s (the limit for the whole request"),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(PromClientTest, ReadsChunkedAndCloseDelimitedAnswers) {
+  const std::string json =
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":"b"},"value":[5,"3"]}]}})";
+  RawServer chunked([&json](int fd) {
+    std::string body = fmt::format("{:x};ext=1\r\n{}\r\n", 10, json.substr(0, 10)) +
+                       fmt::format("{:X}\r\n{}\r\n", json.size() - 10, json.substr(10)) +
+                       "0\r\n\r\n";
+    SendAll(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body);
+  });
+  auto client = PrometheusClient::Create(chunked.url(), 5);
+  ASSERT_TRUE(client.ok());
+  auto r = (*client)->Query("up", 1);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)[0].Label("a"), "b");
+
+  RawServer until_close([&json](int fd) { SendAll(fd, "HTTP/1.0 200 OK\r\n\r\n" + json); });
+  client = PrometheusClient::Create(until_close.url(), 5);
+  ASSERT_TRUE(client.ok());
+  r = (*client)->Query("up", 1);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+
+  RawServer truncated(
+      [](int fd) { SendAll(fd, "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"); });
+  client = PrometheusClient::Create(truncated.url(), 5);
+  r = (*client)->Query("up", 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("before the answer was complete"), std::string::npos)
+      << r.status().message();
+
+  RawServer garbage([](int fd) { SendAll(fd, "SSH-2.0-OpenSSH_9.2\r\n\r\n"); });
+  client = PrometheusClient::Create(garbage.url(), 5);
+  r = (*client)->Query("up", 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not HTTP"), std::string::npos) << r.status().message();
+}
+
+TEST(PromClientTest, ParsesHostsPortsAndPrefixes) {
+  EXPECT_TRUE(PrometheusClient::Create("http://[::1]:9090/", 1).ok());
+  EXPECT_TRUE(PrometheusClient::Create("https://prom.example", 1).ok());
+  EXPECT_FALSE(PrometheusClient::Create("http://host:0", 1).ok());
+  EXPECT_FALSE(PrometheusClient::Create("http://host:99999", 1).ok());
+  EXPECT_FALSE(PrometheusClient::Create("http://[::1", 1).ok());
+}
+
+// https through the system OpenSSL (loaded at run time) against `openssl s_server` with a
+// self-signed certificate: the handshake runs and verification refuses the certificate.
+TEST(PromClientTest, HttpsVerifiesTheCertificate) {
+  if (access("/usr/bin/openssl", X_OK) != 0) {
+    GTEST_SKIP() << "openssl (Debian package openssl) not installed: https not exercised";
+  }
+  test::TempTree tree("prom_tls");
+  const std::string key = tree.Path("key.pem"), cert = tree.Path("cert.pem");
+  ASSERT_EQ(std::system(("/usr/bin/openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost "
+                         "-days 1 -keyout " +
+                         key + " -out " + cert + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  int port = 0;
+  {
+    RawServer probe([](int) {});  // a free port
+    port = std::stoi(probe.url().substr(probe.url().rfind(':') + 1));
+  }
+  const std::string pid_file = tree.Path("pid");
+  ASSERT_EQ(std::system(("/usr/bin/openssl s_server -quiet -accept 127.0.0.1:" +
+                         std::to_string(port) + " -key " + key + " -cert " + cert +
+                         " -www >/dev/null 2>&1 & echo $! > " + pid_file)
+                            .c_str()),
+            0);
+  auto client = PrometheusClient::Create("https://localhost:" + std::to_string(port), 5);
+  ASSERT_TRUE(client.ok());
+  Result<std::vector<PromSeries>> r = InvalidInput("not run");
+  for (int i = 0; i < 50; ++i) {  // until s_server listens
+    r = (*client)->Query("up", 1);
+    if (r.status().message().find("cannot connect") == std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::system(("kill $(cat " + pid_file + ") 2>/dev/null").c_str());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("TLS: certificate verification failed: self-signed"),
+            std::string::npos)
       << r.status().message();
 }
 

@@ -39,8 +39,31 @@ constexpr int kProcessAttempts = 3;
 // Reads every GpuState field of one device.
 class DeviceReader {
  public:
-  DeviceReader(const NvmlLibrary& lib, BoundedExecutor& exec, nvmlDevice_t dev, GpuState& gpu)
-      : nvml_(lib, exec, &gpu.failures, &gpu), dev_(dev), gpu_(gpu) {}
+  DeviceReader(const NvmlLibrary& lib, CallRunner& exec, nvmlDevice_t dev, GpuState& gpu,
+               const StaticDeviceInfo* cached)
+      : nvml_(lib, exec, &gpu.failures, &gpu), dev_(dev), gpu_(gpu), cached_(cached) {}
+
+  NvmlCaller& caller() { return nvml_; }
+
+  // The static fields as read (valid after ReadAll).
+  StaticDeviceInfo Learned() const {
+    StaticDeviceInfo s;
+    s.name = gpu_.name;
+    s.uuid = gpu_.uuid;
+    s.serial = gpu_.serial;
+    s.vbios_version = gpu_.vbios_version;
+    s.pci_bus_id = gpu_.pci_bus_id;
+    s.minor_number = gpu_.minor_number;
+    s.sm_clock_max_mhz = gpu_.sm_clock_max_mhz;
+    s.mem_clock_max_mhz = gpu_.mem_clock_max_mhz;
+    s.slowdown_temperature_c = gpu_.slowdown_temperature_c;
+    s.shutdown_temperature_c = gpu_.shutdown_temperature_c;
+    s.pcie_gen_max = gpu_.pcie_gen_max;
+    s.pcie_width_max = gpu_.pcie_width_max;
+    s.default_power_limit_w = gpu_.default_power_limit_w;
+    s.nvlink_count = nvlink_count_;
+    return s;
+  }
 
   void ReadAll() {
     ReadIdentity();
@@ -104,6 +127,15 @@ class DeviceReader {
   }
 
   void ReadIdentity() {
+    if (cached_ != nullptr) {
+      gpu_.name = cached_->name;
+      gpu_.uuid = cached_->uuid;
+      gpu_.serial = cached_->serial;
+      gpu_.vbios_version = cached_->vbios_version;
+      gpu_.pci_bus_id = cached_->pci_bus_id;
+      gpu_.minor_number = cached_->minor_number;
+      return;
+    }
     gpu_.name = GetString(GPUVET_NVML(nvmlDeviceGetName));
     gpu_.uuid = GetString(GPUVET_NVML(nvmlDeviceGetUUID));
     gpu_.serial = GetString(GPUVET_NVML(nvmlDeviceGetSerial));
@@ -140,9 +172,13 @@ class DeviceReader {
 
   void ReadClocks() {
     gpu_.sm_clock_mhz = UintArg(GPUVET_NVML(nvmlDeviceGetClockInfo), NVML_CLOCK_SM);
-    gpu_.sm_clock_max_mhz = UintArg(GPUVET_NVML(nvmlDeviceGetMaxClockInfo), NVML_CLOCK_SM);
+    gpu_.sm_clock_max_mhz = cached_ != nullptr
+                                ? cached_->sm_clock_max_mhz
+                                : UintArg(GPUVET_NVML(nvmlDeviceGetMaxClockInfo), NVML_CLOCK_SM);
     gpu_.mem_clock_mhz = UintArg(GPUVET_NVML(nvmlDeviceGetClockInfo), NVML_CLOCK_MEM);
-    gpu_.mem_clock_max_mhz = UintArg(GPUVET_NVML(nvmlDeviceGetMaxClockInfo), NVML_CLOCK_MEM);
+    gpu_.mem_clock_max_mhz = cached_ != nullptr
+                                 ? cached_->mem_clock_max_mhz
+                                 : UintArg(GPUVET_NVML(nvmlDeviceGetMaxClockInfo), NVML_CLOCK_MEM);
     // r535 renamed "throttle reasons" to "clocks event reasons"; older drivers have only the old
     // name, so fall back when the new one is absent or refused.
     auto [o, reasons] = Get(GPUVET_NVML(nvmlDeviceGetCurrentClocksEventReasons),
@@ -155,10 +191,15 @@ class DeviceReader {
 
   void ReadThermalAndPower() {
     gpu_.temperature_c = UintArg(GPUVET_NVML(nvmlDeviceGetTemperature), NVML_TEMPERATURE_GPU);
-    gpu_.slowdown_temperature_c = UintArg(GPUVET_NVML(nvmlDeviceGetTemperatureThreshold),
-                                          NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
-    gpu_.shutdown_temperature_c = UintArg(GPUVET_NVML(nvmlDeviceGetTemperatureThreshold),
-                                          NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
+    if (cached_ != nullptr) {
+      gpu_.slowdown_temperature_c = cached_->slowdown_temperature_c;
+      gpu_.shutdown_temperature_c = cached_->shutdown_temperature_c;
+    } else {
+      gpu_.slowdown_temperature_c = UintArg(GPUVET_NVML(nvmlDeviceGetTemperatureThreshold),
+                                            NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
+      gpu_.shutdown_temperature_c = UintArg(GPUVET_NVML(nvmlDeviceGetTemperatureThreshold),
+                                            NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
+    }
     // r555+; older drivers lack the symbol (FUNCTION_NOT_FOUND) and pre-Ada GPUs answer
     // NOT_SUPPORTED: both leave the margin absent, which is a skip, not a failure.
     nvmlDevice_t dev = dev_;
@@ -173,16 +214,20 @@ class DeviceReader {
     gpu_.temperature_margin_c = ToReading(mo, margin.marginTemperature);
     gpu_.power_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerUsage));
     gpu_.power_limit_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetEnforcedPowerLimit));
-    gpu_.default_power_limit_w = Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerManagementDefaultLimit));
+    gpu_.default_power_limit_w =
+        cached_ != nullptr ? cached_->default_power_limit_w
+                           : Milliwatts(GPUVET_NVML(nvmlDeviceGetPowerManagementDefaultLimit));
     auto [eo, mj] = Get(GPUVET_NVML(nvmlDeviceGetTotalEnergyConsumption));
     gpu_.energy_j = ToReading(eo, static_cast<double>(mj) / 1000.0);
   }
 
   void ReadPcie() {
     gpu_.pcie_gen = Uint(GPUVET_NVML(nvmlDeviceGetCurrPcieLinkGeneration));
-    gpu_.pcie_gen_max = Uint(GPUVET_NVML(nvmlDeviceGetMaxPcieLinkGeneration));
+    gpu_.pcie_gen_max = cached_ != nullptr ? cached_->pcie_gen_max
+                                           : Uint(GPUVET_NVML(nvmlDeviceGetMaxPcieLinkGeneration));
     gpu_.pcie_width = Uint(GPUVET_NVML(nvmlDeviceGetCurrPcieLinkWidth));
-    gpu_.pcie_width_max = Uint(GPUVET_NVML(nvmlDeviceGetMaxPcieLinkWidth));
+    gpu_.pcie_width_max = cached_ != nullptr ? cached_->pcie_width_max
+                                             : Uint(GPUVET_NVML(nvmlDeviceGetMaxPcieLinkWidth));
     auto [o, replays] = Get(GPUVET_NVML(nvmlDeviceGetPcieReplayCounter));
     gpu_.pcie_replay_counter = ToReading(o, static_cast<uint64_t>(replays));
   }
@@ -388,7 +433,8 @@ class DeviceReader {
   }
 
   void ReadNvLinks() {
-    const unsigned links = NvLinkCount();
+    const unsigned links = cached_ != nullptr ? cached_->nvlink_count : NvLinkCount();
+    nvlink_count_ = links;
     for (unsigned link = 0; link < links && !gpu_.lost && !gpu_.abandoned; ++link) {
       auto [o, active] = GetArg(
           GPUVET_NVML(nvmlDeviceGetNvLinkState), link,
@@ -469,6 +515,8 @@ class DeviceReader {
   NvmlCaller nvml_;
   nvmlDevice_t dev_;
   GpuState& gpu_;
+  const StaticDeviceInfo* cached_;
+  unsigned nvlink_count_ = 0;
 };
 
 }  // namespace
@@ -498,12 +546,43 @@ std::optional<uint64_t> FieldValueAsCount(const nvmlFieldValue_t& f) {
   }
 }
 
-void ReadNvmlDevice(const NvmlLibrary& lib, BoundedExecutor& exec, nvmlDevice_t dev,
-                    GpuState& gpu) {
+void ReadNvmlDevice(const NvmlLibrary& lib, CallRunner& exec, nvmlDevice_t dev, GpuState& gpu,
+                    const StaticDeviceInfo* cached, StaticDeviceInfo* learned, CallTape* tape,
+                    TapeReplay* replay) {
   gpu.answered_calls = 0;  // the handle is NVML's own bookkeeping, not an answer from the GPU
-  DeviceReader(lib, exec, dev, gpu).ReadAll();
+  DeviceReader reader(lib, exec, dev, gpu, cached);
+  reader.caller().RecordTo(tape);
+  reader.caller().ReplayFrom(replay);
+  reader.ReadAll();
   gpu.answered_nothing =
       gpu.answered_calls <= 0 && !gpu.failures.empty() && !gpu.lost && !gpu.abandoned;
+  // Only a clean read is remembered: a failed call is asked again next time (and reported).
+  if (learned != nullptr && gpu.failures.empty() && !gpu.lost && !gpu.abandoned &&
+      !gpu.uuid.empty()) {
+    *learned = reader.Learned();
+  }
+}
+
+void ReadNvmlDeviceBatched(const NvmlLibrary& lib, BoundedExecutor& exec, nvmlDevice_t dev,
+                           GpuState& gpu, const StaticDeviceInfo* cached,
+                           StaticDeviceInfo* learned) {
+  // The worker reads into its own copies (it may outlive this call when a call hangs) and
+  // records every answer; this thread then builds `gpu` from the answers.
+  auto tape = std::make_shared<CallTape>();
+  auto scratch = std::make_shared<GpuState>(gpu);
+  std::shared_ptr<const StaticDeviceInfo> cache_copy =
+      cached != nullptr ? std::make_shared<const StaticDeviceInfo>(*cached) : nullptr;
+  const NvmlLibrary* l = &lib;
+  Status batch = exec.RunBatch(
+      [l, dev, tape, scratch, cache_copy](CallRunner& runner) {
+        ReadNvmlDevice(*l, runner, dev, *scratch, cache_copy.get(), nullptr, tape.get(), nullptr);
+      },
+      [tape] { tape->Close(); });
+  TapeReplay replay{tape->Close(), 0};
+  // A batch refused outright (wedged, out of time) recorded nothing: the replay then asks the
+  // executor, which skips each call with its reason, as an unbatched read would.
+  (void)batch;
+  ReadNvmlDevice(lib, exec, dev, gpu, cached, learned, nullptr, &replay);
 }
 
 }  // namespace gpuvet::nvml_internal

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,32 @@ struct NvmlOptions {
 // the whole read is bounded by about one timeout beyond the healthy calls. Thread-compatible: calls
 // from several threads are independent (NVML serialises them).
 GpuInventory ReadNvml(const NvmlOptions& options);
+
+// An NVML session kept across reads (the exporter's collections): init, the driver's versions,
+// device handles and each GPU's static identity and limits (StaticDeviceInfo) are asked once,
+// so later reads make only the calls whose answers can change; each GPU's calls go to the
+// worker thread as one batch. After a hang, a spent budget or a failed enumeration the session
+// starts over on the next Read (re-init); a device count that changed drops the handles.
+// Not thread-safe: one caller at a time.
+class NvmlSession {
+ public:
+  explicit NvmlSession(NvmlOptions options);
+  // nvmlShutdown when initialised, unless a call hung (then the library is left loaded).
+  ~NvmlSession();
+  NvmlSession(const NvmlSession&) = delete;
+  NvmlSession& operator=(const NvmlSession&) = delete;
+
+  // One read, with ReadNvml's contract.
+  GpuInventory Read();
+  // Forgets the session (shuts NVML down); the next Read initialises again.
+  void Reset();
+  // True while a session is held (NVML initialised).
+  bool initialised() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 // "00000000:3B:00.0" -> "0000:3b:00.0" (the sysfs form); other text is returned lower-cased.
 std::string NormalizePciBusId(std::string_view nvml_bus_id);
