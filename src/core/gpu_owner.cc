@@ -47,7 +47,7 @@ std::vector<GpuOwnerGroup> GpuOwnerGroups(const GpuState& gpu,
       g->comms.push_back(o->comm);
     }
     g->used_memory_bytes += p.used_memory_bytes;
-    if (g->note.empty() && o) g->note = o->note;
+    if (g->note.empty()) g->note = o ? o->note : std::string(kOwnerNotRead);
   }
   return out;
 }

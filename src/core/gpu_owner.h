@@ -26,6 +26,10 @@ struct GpuOwnerGroup {
   std::string note;  // the first process's note (why its owner is not known), if any
 };
 
+// The note of a process whose owner was not read at all (a capture from another host).
+inline constexpr char kOwnerNotRead[] =
+    "not read (a capture from another host, or the host side was not read)";
+
 // The user label of an owner: its login name, "uid N" when only the uid is known, else "".
 std::string OwnerUser(const GpuProcessOwner& owner);
 

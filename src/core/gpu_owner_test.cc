@@ -37,6 +37,7 @@ TEST(GpuOwnerGroupsTest, GroupsByOwnerInPidOrder) {
   EXPECT_EQ(groups[1].note, "process not found");
   EXPECT_EQ(groups[2].pids, (std::vector<uint32_t>{6001}));
   EXPECT_EQ(groups[3].pids, (std::vector<uint32_t>{7000}));  // no host-side entry at all
+  EXPECT_EQ(groups[3].note, kOwnerNotRead);
   EXPECT_EQ(DescribeOwner(groups[3]), "");
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/catalogue.h"
+#include "core/gpu_owner.h"
 
 namespace gpuvet {
 
@@ -132,7 +133,7 @@ nlohmann::json GpuProcessesToJson(const GpuState& gpu, const std::vector<GpuProc
     j["container_runtime"] = text(w.container_runtime);
     j["qos"] = text(w.qos);
     j["cgroup"] = text(w.cgroup);
-    j["note"] = o ? text(w.note) : json("owner not read (no host side)");
+    j["note"] = o ? text(w.note) : json(kOwnerNotRead);
     out.push_back(std::move(j));
   }
   return out;
