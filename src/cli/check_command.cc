@@ -234,6 +234,9 @@ int RunCheck(const CheckFlags& in_flags) {
     host.env_file = flags.env_file;
     for (const GpuState& g : report.gpus.gpus) {
       if (g.minor_number.has()) host.gpu_minors.push_back(*g.minor_number);
+      if (g.compute_processes.has()) {
+        for (const GpuProcess& p : *g.compute_processes) host.gpu_pids.push_back(p.pid);
+      }
     }
     report.host = ReadHostState(paths, host);
   }

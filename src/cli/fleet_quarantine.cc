@@ -76,6 +76,16 @@ void RunAll(const std::string& node, const std::vector<Argv>& cmds, const FleetF
   ++o.done;
 }
 
+// The nodes gpuvet holds out of service now: Slurm nodes drained with a "gpuvet:" reason, or
+// Kubernetes nodes carrying gpuvet's quarantine label (set together with its taint).
+Result<std::vector<std::string>> HeldByGpuvet(const FleetFlags& flags) {
+  const Argv list = flags.apply == "slurm" ? SlurmShowAllNodes() : K8sListQuarantined();
+  CommandResult r = Run(list, flags);
+  if (!r.ok()) return Unavailable(fmt::format("{}: {}", FormatCommand(list), r.Describe()));
+  if (flags.apply == "slurm") return SlurmNodesHeldByGpuvet(ParseScontrolShowNode(r.out));
+  return ParseKubectlNodeNames(r.out);
+}
+
 int Undo(const FleetFlags& flags) {
   if (flags.apply.empty()) {
     Print(
@@ -110,11 +120,7 @@ int Undo(const FleetFlags& flags) {
         if (s.drained() && s.set_by_gpuvet()) nodes.push_back(s.name);
       }
     } else {
-      for (std::string_view line : Split(r.out, '\n')) {
-        line = Trim(line);
-        if (StartsWith(line, "node/")) line.remove_prefix(5);
-        if (!line.empty()) nodes.emplace_back(line);
-      }
+      for (std::string& n : ParseKubectlNodeNames(r.out)) nodes.push_back(std::move(n));
     }
   }
   Print(fmt::format("Releasing {} node(s) ({}):\n", nodes.size(), flags.apply));
@@ -160,8 +166,27 @@ int RunQuarantine(const FleetFlags& flags, const FleetReport* report) {
   Print(fmt::format("gpuvet fleet quarantine — {} — {} of {} nodes to quarantine\n", report->origin,
                     list.size(), fleet_size));
   if (list.empty()) return kExitHealthy;
-  BreakerDecision breaker =
-      CheckBreaker(static_cast<int>(list.size()), fleet_size, flags.max_fraction);
+  std::vector<std::string> requested, audited, held;
+  for (const FleetNodeResult* n : list) requested.push_back(n->node);
+  for (const FleetNodeResult& n : report->nodes) audited.push_back(n.node);
+  if (!flags.apply.empty()) {
+    // The breaker counts what earlier runs already took out of service; when that cannot be
+    // read it does not guess.
+    Result<std::vector<std::string>> h = HeldByGpuvet(flags);
+    if (!h.ok()) {
+      std::fprintf(stderr,
+                   "gpuvet fleet quarantine: circuit breaker: cannot count the nodes gpuvet "
+                   "already holds out of service: %s. Nothing was changed.\n",
+                   h.status().message().c_str());
+      return kExitBreaker;
+    }
+    held = std::move(h).value();
+    if (!held.empty()) {
+      Print(fmt::format("{} node(s) already held out of service by gpuvet ({})\n", held.size(),
+                        flags.apply));
+    }
+  }
+  BreakerDecision breaker = CheckBreaker(requested, held, audited, flags.max_fraction);
   Outcome o;
   for (const FleetNodeResult* n : list) {
     const std::string reason = SanitizeSlurmReason(n->reason);

@@ -143,6 +143,7 @@ struct AnalyzeReport {
   std::string source;        // the recording path
   std::string generated_at;  // ISO 8601 UTC, from the clock or --now
   std::string host;
+  std::string owner;  // who ran the job ("job 4242 (alice)", the recording's "owner" note), or ""
   std::string producer;
   std::vector<std::string> command;
   std::vector<std::string> gpu_names;  // by RecordedGpu index order

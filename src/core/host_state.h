@@ -303,6 +303,24 @@ struct GpuNicPath {
 struct InfinibandState {
   std::vector<IbDevice> devices;      // by name
   std::vector<GpuNicPath> gpu_paths;  // per NVIDIA GPU function, by address
+// Who runs one GPU process (sources/host/gpu_owner): the Slurm job or the Kubernetes pod and
+// container from its cgroup path (SLURM_JOB_ID in its environment as a fallback for Slurm), and
+// its user. An empty string is "not known"; `note` says why when something could not be read.
+// Pod names and namespaces are not in a cgroup path: `pod_uid` joins with kube-state-metrics'
+// kube_pod_info{uid} for those (docs/gpu-owners.md).
+struct GpuProcessOwner {
+  uint32_t pid = 0;
+  std::string comm;  // /proc/PID/status Name
+  std::optional<uint32_t> uid;
+  std::string user;               // the passwd name of uid ("" when /etc/passwd does not list it)
+  std::string cgroup;             // the cgroup path the owner was read from
+  std::string slurm_job;          // "4242"
+  std::string slurm_job_from;     // "cgroup" or "environ"
+  std::string pod_uid;            // "1f2e3d4c-…" (systemd's '_' turned back into '-')
+  std::string container_id;       // the runtime's container id, prefix and ".scope" removed
+  std::string container_runtime;  // "containerd", "docker", "crio" or "" (cgroupfs layout)
+  std::string qos;                // "guaranteed", "burstable", "besteffort"
+  std::string note;               // "process not found (ended, or another PID namespace)", …
 };
 
 struct HostState {
@@ -325,6 +343,8 @@ struct HostState {
   VirtualMachineState virtual_machine;
   // /sys/class/infiniband: Unsupported when the host has no RDMA devices (no directory).
   Reading<InfinibandState> infiniband;
+  // One per distinct PID NVML listed on any GPU (HostOptions::gpu_pids), sorted by PID.
+  std::vector<GpuProcessOwner> gpu_process_owners;
 };
 
 }  // namespace gpuvet

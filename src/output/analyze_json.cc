@@ -166,6 +166,8 @@ std::string RenderAnalyzeJson(const AnalyzeReport& r) {
                     {"exit_code", r.exit_code ? json(*r.exit_code) : json(nullptr)},
                     {"complete", r.complete},
                     {"gpm", r.gpm}};
+  // Additive (gpuvet.analyze/v1): who ran the job, when the recording knows.
+  if (!r.owner.empty()) j["recording"]["owner"] = r.owner;
   j["warnings"] = r.warnings;
   json phases = json::array(), labels = json::array();
   for (const AnalyzePhase& p : r.phases) phases.push_back(PhaseJson(p));

@@ -66,6 +66,7 @@ std::string Header(const AnalyzeReport& r) {
   out += fmt::format("  host {}; {} samples over {} at {} intervals{}\n",
                      r.host.empty() ? "?" : r.host, r.samples, Dur(r.duration_s), Dur(r.interval_s),
                      r.complete ? "" : " (recording not finished)");
+  if (!r.owner.empty()) out += fmt::format("  owner: {}\n", r.owner);
   if (!r.command.empty()) {
     out += fmt::format("  command: {}{}\n", Join(r.command, " "),
                        r.exit_code ? fmt::format(" (exit code {})", *r.exit_code) : "");

@@ -2,9 +2,11 @@
 // missing value lives in the findings, not in the inventory.
 #include "output/json_renderer.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/catalogue.h"
+#include "core/gpu_owner.h"
 
 namespace gpuvet {
 
@@ -97,10 +99,45 @@ json GpuToJson(const GpuState& g, const HostState& host) {
       if (t.gpu.address == g.pci_bus_id) j["numa_node"] = R(t.gpu.numa_node);
     }
   }
+  // Additive (gpuvet.check/v1): the processes on the GPU and who runs them, when NVML listed any.
+  if (g.compute_processes.has() && !g.compute_processes->empty()) {
+    j["processes"] = GpuProcessesToJson(g, host.gpu_process_owners);
+  }
   return j;
 }
 
 }  // namespace
+
+nlohmann::json GpuProcessesToJson(const GpuState& gpu, const std::vector<GpuProcessOwner>& owners) {
+  json out = json::array();
+  if (!gpu.compute_processes.has()) return out;
+  std::vector<GpuProcess> procs = *gpu.compute_processes;
+  std::sort(procs.begin(), procs.end(),
+            [](const GpuProcess& a, const GpuProcess& b) { return a.pid < b.pid; });
+  auto text = [](const std::string& v) { return v.empty() ? json(nullptr) : json(v); };
+  for (const GpuProcess& p : procs) {
+    json j = {{"pid", p.pid}, {"used_memory_bytes", p.used_memory_bytes}};
+    const GpuProcessOwner* o = nullptr;
+    for (const GpuProcessOwner& candidate : owners) {
+      if (candidate.pid == p.pid) o = &candidate;
+    }
+    const GpuProcessOwner none;
+    const GpuProcessOwner& w = o ? *o : none;
+    j["name"] = text(w.comm);
+    j["uid"] = w.uid ? json(*w.uid) : json(nullptr);
+    j["user"] = text(w.user);
+    j["slurm_job"] = text(w.slurm_job);
+    j["slurm_job_from"] = text(w.slurm_job_from);
+    j["pod_uid"] = text(w.pod_uid);
+    j["container_id"] = text(w.container_id);
+    j["container_runtime"] = text(w.container_runtime);
+    j["qos"] = text(w.qos);
+    j["cgroup"] = text(w.cgroup);
+    j["note"] = o ? text(w.note) : json(kOwnerNotRead);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
 
 nlohmann::json FindingToJson(const Finding& f) {
   json j;

@@ -24,4 +24,9 @@ nlohmann::json ReadingToJson(const Reading<T>& r) {
 // One finding as JSON; shared with other reports that carry findings.
 nlohmann::json FindingToJson(const Finding& f);
 
+// The processes NVML listed on `gpu` (PID order), each with its owner from `owners` (fields null
+// where unknown): [{"pid", "used_memory_bytes", "name", "uid", "user", "slurm_job",
+// "slurm_job_from", "pod_uid", "container_id", "container_runtime", "qos", "cgroup", "note"}].
+nlohmann::json GpuProcessesToJson(const GpuState& gpu, const std::vector<GpuProcessOwner>& owners);
+
 }  // namespace gpuvet

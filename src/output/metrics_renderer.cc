@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include "core/gpu_owner.h"
+
 namespace gpuvet {
 
 namespace {
@@ -177,6 +179,34 @@ void AddNodeInfo(MetricSet& set, const HostState& host, const GpuInventory& gpus
            {"kernel_release", host.kernel_release},
            {"gpuvet_version", std::string(gpuvet_version)}},
           1);
+}
+
+void AddGpuOwners(MetricSet& set, const GpuInventory& gpus, const HostState& host) {
+  for (const GpuState& g : gpus.gpus) {
+    if (g.lost || !g.compute_processes.has()) continue;
+    const std::vector<GpuOwnerGroup> groups = GpuOwnerGroups(g, host.gpu_process_owners);
+    const MetricLabels id = {{"gpu", std::to_string(g.index)}, {"uuid", g.uuid}};
+    set.Add("gpuvet_gpu_processes", "Compute processes NVML lists on the GPU.", kGauge, id,
+            static_cast<double>(g.compute_processes->size()));
+    set.Add("gpuvet_gpu_owners",
+            "Distinct owners (Slurm job, pod and container, user) of the GPU's processes.", kGauge,
+            id, static_cast<double>(groups.size()));
+    for (size_t i = 0; i < groups.size() && i < kMaxOwnerSeriesPerGpu; ++i) {
+      const GpuOwnerGroup& o = groups[i];
+      set.Add("gpuvet_gpu_owner_info",
+              "Who runs processes on the GPU: Slurm job id, Kubernetes pod UID and container id, "
+              "user (empty when unknown); value 1. Join kube_pod_info on uid for pod and "
+              "namespace.",
+              kGauge,
+              {{"gpu", std::to_string(g.index)},
+               {"uuid", g.uuid},
+               {"job", o.job},
+               {"pod_uid", o.pod_uid},
+               {"container_id", o.container_id},
+               {"user", o.user}},
+              1);
+    }
+  }
 }
 
 void AddGpuMetrics(MetricSet& set, const GpuInventory& gpus) {

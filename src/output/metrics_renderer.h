@@ -39,6 +39,16 @@ void AddNodeInfo(MetricSet& set, const HostState& host, const GpuInventory& gpus
 // gpuvet_gpu_lost 1 and nothing else.
 void AddGpuMetrics(MetricSet& set, const GpuInventory& gpus);
 
+// Most gpuvet_gpu_owner_info series per GPU (a GPU shared by more owners gets the first ones by
+// lowest PID and gpuvet_gpu_owners counts them all).
+inline constexpr size_t kMaxOwnerSeriesPerGpu = 8;
+
+// gpuvet_gpu_owner_info{gpu,uuid,job,pod_uid,container_id,user} 1, one series per owner of each
+// GPU's processes (GpuOwnerGroups), and gpuvet_gpu_processes{gpu,uuid} / gpuvet_gpu_owners{gpu,
+// uuid} counts. No PID label: PIDs would make a new series per process. GPUs without a process
+// list get no series.
+void AddGpuOwners(MetricSet& set, const GpuInventory& gpus, const HostState& host);
+
 // gpuvet_gpu_xid_errors_total{gpu,uuid,xid}; series with the same labels are summed.
 void AddXidCounters(MetricSet& set, const std::vector<XidSeries>& xids);
 

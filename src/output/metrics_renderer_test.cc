@@ -143,5 +143,52 @@ TEST(MetricsRenderer, TextfileHasNodeInfoChecksAndTimestamp) {
   EXPECT_NE(text.find("gpuvet_check_timestamp_seconds 1767225600\n"), std::string::npos);
 }
 
+TEST(MetricsRenderer, OwnerInfoOnePerOwnerWithoutPids) {
+  GpuInventory inv;
+  inv.gpus.push_back(Gpu(0));
+  inv.gpus.push_back(Gpu(1));
+  inv.gpus.push_back(Gpu(2));
+  inv.gpus[0].compute_processes = Reading<std::vector<GpuProcess>>::Of({{11, 1}, {12, 2}});
+  std::vector<GpuProcess> many;
+  for (uint32_t pid = 100; pid < 112; ++pid) many.push_back({pid, 0});
+  inv.gpus[1].compute_processes = Reading<std::vector<GpuProcess>>::Of(many);
+  HostState host;
+  GpuProcessOwner a;
+  a.pid = 11;
+  a.slurm_job = "4242";
+  a.user = "alice";
+  GpuProcessOwner b = a;
+  b.pid = 12;
+  host.gpu_process_owners = {a, b};
+  for (uint32_t pid = 100; pid < 112; ++pid) {
+    GpuProcessOwner o;
+    o.pid = pid;
+    o.pod_uid = "pod-" + std::to_string(pid);
+    o.uid = 1000;
+    host.gpu_process_owners.push_back(o);
+  }
+  MetricSet set;
+  AddGpuOwners(set, inv, host);
+  const std::string text = set.Render();
+  EXPECT_NE(text.find(R"(gpuvet_gpu_owner_info{gpu="0",uuid="GPU-0",job="4242",pod_uid="",)"
+                      R"(container_id="",user="alice"} 1)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"(gpuvet_gpu_processes{gpu="0",uuid="GPU-0"} 2)"), std::string::npos);
+  EXPECT_NE(text.find(R"(gpuvet_gpu_owners{gpu="0",uuid="GPU-0"} 1)"), std::string::npos);
+  // Twelve owners on gpu1: eight series, the count says twelve.
+  size_t series = 0;
+  for (size_t at = 0; (at = text.find("gpuvet_gpu_owner_info{gpu=\"1\"", at)) != std::string::npos;
+       ++at) {
+    ++series;
+  }
+  EXPECT_EQ(series, kMaxOwnerSeriesPerGpu);
+  EXPECT_NE(text.find(R"(gpuvet_gpu_owners{gpu="1",uuid="GPU-1"} 12)"), std::string::npos);
+  EXPECT_NE(text.find(R"(user="uid 1000")"), std::string::npos);
+  // No process list: no owner series at all; no PID anywhere in the labels.
+  EXPECT_EQ(text.find(R"(gpu="2")"), std::string::npos);
+  EXPECT_EQ(text.find("pid"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuvet

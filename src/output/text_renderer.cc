@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/catalogue.h"
+#include "core/gpu_owner.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -40,6 +41,30 @@ std::string Tag(Severity s, bool color) {
 std::string AreaOf(const Finding& f) {
   const CatalogueEntry* e = FindCatalogueEntry(f.id);
   return e ? std::string(e->area) : f.id.substr(0, f.id.find('.'));
+}
+
+// Who is on the GPUs, one line per GPU and owner; nothing when no GPU lists a process.
+std::string OwnersBlock(const CheckReport& r) {
+  std::string out;
+  const char* lead = "  owners: ";
+  for (const GpuState& gpu : r.gpus.gpus) {
+    for (const GpuOwnerGroup& g : GpuOwnerGroups(gpu, r.host.gpu_process_owners)) {
+      std::vector<std::string> pids;
+      for (uint32_t pid : g.pids) pids.push_back(std::to_string(pid));
+      std::string who = DescribeOwner(g);
+      std::string procs = fmt::format("{}{} {}", g.comms.empty() ? "" : Join(g.comms, ", ") + " ",
+                                      g.pids.size() == 1 ? "pid" : "pids", Join(pids, ", "));
+      if (who.empty() || who.front() == '(') {
+        who = procs + (who.empty() ? "" : " " + who);
+        if (!g.note.empty()) who += " — owner unknown: " + g.note;
+      } else {
+        who += ": " + procs;
+      }
+      out += fmt::format("{}gpu{:<3} {}\n", lead, gpu.index, who);
+      lead = "          ";
+    }
+  }
+  return out;
 }
 
 std::string Header(const CheckReport& r) {
@@ -84,6 +109,7 @@ std::string Header(const CheckReport& r) {
     out += fmt::format("  GPUs:   unavailable ({})\n", g.detail);
   }
   out += fmt::format("  policy: {}\n", r.policy_source);
+  out += OwnersBlock(r);
   return out;
 }
 

@@ -4,6 +4,7 @@
 // which log their argv: the exact commands, nothing interpreted by a shell, admin drains left
 // alone, undo limited to gpuvet's drains, and the circuit breaker. GPUVET_UPDATE_GOLDEN=1
 // rewrites the goldens.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -241,7 +242,8 @@ TEST_F(FleetQuarantineTest, BreakerRefusesAndRunsNothing) {
                        "--max-fraction 0.1 allows at most 1 at once. Nothing was changed."),
             std::string::npos)
       << r.err;
-  EXPECT_TRUE(Calls().empty());
+  // Only the read-only listing the breaker counts held nodes from ran.
+  EXPECT_EQ(Calls(), (std::vector<Argv>{{"scontrol", "show", "node"}}));
 }
 
 TEST_F(FleetQuarantineTest, PrintModeRunsNothing) {
@@ -270,8 +272,10 @@ TEST_F(FleetQuarantineTest, SlurmDrainsExactlyAndLeavesAdminDrains) {
   EXPECT_NE(r.out.find("FAILED  gpu-node-06"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Invalid node name specified"), std::string::npos) << r.out;
   auto calls = Calls();
-  // Ranked order: 08, 04, 06, 02, 05; each node is read before it is drained.
+  // The breaker's listing, then in ranked order 08, 04, 06, 02, 05; each node is read before it
+  // is drained.
   std::vector<Argv> expected = {
+      {"scontrol", "show", "node"},
       {"scontrol", "show", "node", "gpu-node-08"},
       {"scontrol", "update", "NodeName=gpu-node-08", "State=DRAIN",
        "Reason=" +
@@ -316,8 +320,8 @@ TEST_F(FleetQuarantineTest, NoShellSeesTheReasonOrTheNodeName) {
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;  // the second node name is refused
   EXPECT_NE(r.out.find("REFUSED n1;touch"), std::string::npos) << r.out;
   auto calls = Calls();
-  ASSERT_EQ(calls.size(), 2u);
-  EXPECT_EQ(calls[1],
+  ASSERT_EQ(calls.size(), 3u);  // the breaker's listing, show, update
+  EXPECT_EQ(calls[2],
             (Argv{"scontrol", "update", "NodeName=gpu-node-02", "State=DRAIN",
                   "Reason=" + Cut("gpuvet: host: xid.critical: touch " + marker + ", touch " +
                                   marker + " touch " + marker + " quoted single cat x y")}));
@@ -356,11 +360,13 @@ TEST_F(FleetQuarantineTest, KubernetesTaintLabelAndRelease) {
   RunResult r = Run(args);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   auto calls = Calls();
-  ASSERT_EQ(calls.size(), 10u);
+  ASSERT_EQ(calls.size(), 11u);  // the breaker's listing, then taint and label per node
   EXPECT_EQ(calls[0],
+            (Argv{"kubectl", "get", "nodes", "-l", "gpuvet.io/quarantined=true", "-o", "name"}));
+  EXPECT_EQ(calls[1],
             (Argv{"kubectl", "taint", "nodes", "gpu-node-08",
                   "gpuvet.io/quarantine=check_failed.ecc_uncorrected:NoSchedule", "--overwrite"}));
-  EXPECT_EQ(calls[1], (Argv{"kubectl", "label", "nodes", "gpu-node-08",
+  EXPECT_EQ(calls[2], (Argv{"kubectl", "label", "nodes", "gpu-node-08",
                             "gpuvet.io/quarantined=true", "--overwrite"}));
 
   tree_.Write("log", "");
@@ -374,6 +380,122 @@ TEST_F(FleetQuarantineTest, KubernetesTaintLabelAndRelease) {
       {"kubectl", "taint", "nodes", "gpu-node-04", "gpuvet.io/quarantine:NoSchedule-"}};
   EXPECT_EQ(Calls(), expected);
   EXPECT_NE(undo.out.find("FAILED  gpu-node-04"), std::string::npos) << undo.out;
+}
+
+// Twenty nodes, a 10 % breaker (2 nodes), and ten runs each finding one new sick node: earlier
+// runs' drains count, so only the first two runs drain and the other eight are refused. Before,
+// each run saw "1 of 20" and ten runs drained ten nodes.
+class FleetRepeatedRunsTest : public FleetQuarantineTest {
+ protected:
+  static std::string NodeName(int i) { return fmt::format("node-{:02d}", i); }
+
+  // The reports of one run: every node healthy but `sick` (and `also_sick`).
+  void WriteReports(gpuvet::test::TempTree& reports, int sick, int also_sick = 0) {
+    for (int i = 1; i <= 20; ++i) {
+      nlohmann::json check = {
+          {"schema", "gpuvet.check/v1"},         {"generated_at", "2026-01-01T23:00:00Z"},
+          {"host", {{"hostname", NodeName(i)}}}, {"gpu_source", {{"driver_version", "550.90.07"}}},
+          {"gpus", nlohmann::json::array()},     {"findings", nlohmann::json::array()}};
+      if (i == sick || i == also_sick) {
+        check["findings"].push_back({{"id", "xid.critical"},
+                                     {"subject", "gpu0"},
+                                     {"severity", "fail"},
+                                     {"summary", "Xid 79: GPU has fallen off the bus"},
+                                     {"evidence", nlohmann::json::array()}});
+      }
+      reports.Write(NodeName(i) + ".json", check.dump());
+    }
+  }
+
+  int Held(const std::string& apply) {
+    int held = 0;
+    if (apply == "k8s") {
+      std::istringstream in(ReadText(tree_.Path("k8s-quarantined")));
+      for (std::string line; std::getline(in, line);) held += !line.empty();
+      return held;
+    }
+    for (int i = 1; i <= 20; ++i) {
+      held +=
+          ReadText(tree_.Path("slurm/" + NodeName(i))).find("Reason=gpuvet:") != std::string::npos;
+    }
+    return held;
+  }
+
+  void TenRuns(const std::string& apply) {
+    for (int i = 1; i <= 20; ++i) SlurmNode(NodeName(i), "IDLE", "");
+    tree_.Write("k8s-quarantined", "");
+    for (int run = 1; run <= 10; ++run) {
+      gpuvet::test::TempTree reports("fleet_runs");
+      WriteReports(reports, run);
+      RunResult r = Run({"--reports", reports.root(), "--now", kNow, "--apply", apply},
+                        {"GPUVET_FAKE_SLURM_STATEFUL=1", "GPUVET_FAKE_K8S_STATEFUL=1"});
+      if (run <= 2) {
+        EXPECT_EQ(r.exit_code, 1) << "run " << run << ": " << r.out << r.err;
+      } else {
+        EXPECT_EQ(r.exit_code, 4) << "run " << run << ": " << r.out << r.err;
+        EXPECT_NE(r.err.find("refusing to quarantine 1 more of 20 nodes: gpuvet already holds 2 "
+                             "out of service from earlier runs, 3 in all would be 15.0%; "
+                             "--max-fraction 0.1 allows at most 2 at once."),
+                  std::string::npos)
+            << r.err;
+        EXPECT_NE(r.err.find("Held by gpuvet: node-01, node-02."), std::string::npos) << r.err;
+      }
+      EXPECT_EQ(Held(apply), std::min(run, 2)) << "after run " << run;
+    }
+  }
+};
+
+TEST_F(FleetRepeatedRunsTest, SlurmDrainsFromEarlierRunsCountAgainstTheBreaker) {
+  TenRuns("slurm");
+  EXPECT_NE(ReadText(tree_.Path("slurm/node-01")).find("State=IDLE+DRAIN"), std::string::npos);
+  EXPECT_EQ(ReadText(tree_.Path("slurm/node-03")).find("DRAIN"), std::string::npos);
+  // Releasing a repaired node makes room for the next one.
+  RunResult undo = Run({"--undo", "node-01", "--apply", "slurm"}, {"GPUVET_FAKE_SLURM_STATEFUL=1"});
+  EXPECT_EQ(undo.exit_code, 0) << undo.out << undo.err;
+  gpuvet::test::TempTree reports("fleet_runs");
+  WriteReports(reports, 3);
+  RunResult r = Run({"--reports", reports.root(), "--now", kNow, "--apply", "slurm"},
+                    {"GPUVET_FAKE_SLURM_STATEFUL=1"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(ReadText(tree_.Path("slurm/node-03")).find("Reason=gpuvet:"), std::string::npos);
+}
+
+TEST_F(FleetRepeatedRunsTest, KubernetesTaintsFromEarlierRunsCountAgainstTheBreaker) {
+  TenRuns("k8s");
+}
+
+TEST_F(FleetRepeatedRunsTest, AnAdminDrainIsNotGpuvetsAndANodeAlreadyHeldCountsOnce) {
+  for (int i = 1; i <= 20; ++i) SlurmNode(NodeName(i), "IDLE", "");
+  // Two admin drains do not count; node-05 is held by gpuvet and sick again, node-06 is new: 1 held
+  // + 1 new = 2, the limit. Counting the admin drains (4) or node-05 twice (3) would refuse.
+  SlurmNode("node-10", "DRAINED", "bad DIMM [admin@2026-01-01T10:00:00]");
+  SlurmNode("node-11", "DRAINED", "bad PSU [admin@2026-01-01T10:00:00]");
+  SlurmNode("node-05", "IDLE+DRAIN", "gpuvet: gpu0: Xid 79 [root@2026-01-01T10:00:00]");
+  gpuvet::test::TempTree reports("fleet_runs");
+  WriteReports(reports, 5, 6);
+  RunResult r = Run({"--reports", reports.root(), "--now", kNow, "--apply", "slurm"},
+                    {"GPUVET_FAKE_SLURM_STATEFUL=1"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 node(s) already held out of service by gpuvet (slurm)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(FleetRepeatedRunsTest, UnreadableClusterStateRefusesNotGuesses) {
+  gpuvet::test::TempTree reports("fleet_runs");
+  WriteReports(reports, 1);
+  // A controller that does not answer: the listing fails, so the held nodes are unknown.
+  tree_.Write("bin/scontrol",
+              "#!/bin/sh\necho 'slurm_load_node error: Unable to contact slurm "
+              "controller' >&2\nexit 1\n");
+  chmod(tree_.Path("bin/scontrol").c_str(), 0755);
+  RunResult r = Run({"--reports", reports.root(), "--now", kNow, "--apply", "slurm"});
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_NE(r.err.find("cannot count the nodes gpuvet already holds out of service: scontrol "
+                       "show node"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("Unable to contact slurm controller"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -262,6 +262,24 @@ TEST(RecordTest, DurationAloneRecordsTheHost) {
   EXPECT_GT(Count(rec, "SELECT count(*) FROM gpus"), 0);
 }
 
+// The recording says who ran the job (docs/gpu-owners.md): with no --pid, gpuvet's own owner,
+// which a spawned workload inherits; here the governor-quota tree, whose /proc/self/cgroup is
+// /slurm/uid_1000/job_4242/step_0. The diagnosis header names it.
+TEST(RecordTest, TheRecordingNamesTheJobsOwner) {
+  Scratch dir;
+  std::string rec = dir.Path("owner.gpuvet");
+  RunResult r = RunBinary(Record(rec, {"--duration", "1s", "--root",
+                                       std::string(GPUVET_FIXTURES_DIR) + "/governor-quota/root"}),
+                          Env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Count(rec, "SELECT count(*) FROM notes WHERE key = 'owner' AND value = 'job 4242'"), 1);
+  EXPECT_EQ(Count(rec,
+                  "SELECT count(*) FROM notes WHERE key = 'owner.slurm_job' AND value = "
+                  "'4242'"),
+            1);
+  EXPECT_NE(r.out.find("  owner: job 4242\n"), std::string::npos) << r.out;
+}
+
 // A write error (EFBIG here, ENOSPC on a full disk) is reported once; the workload runs to its
 // end undisturbed and its exit code is returned; the file keeps what was written.
 TEST(RecordTest, AWriteErrorStopsOnlyTheRecording) {

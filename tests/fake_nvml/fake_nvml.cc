@@ -68,11 +68,24 @@ struct FakeState {
   std::vector<std::unique_ptr<Loaded>> all;  // every scenario ever loaded (see file comment)
   const Loaded* current = nullptr;           // null: not initialised
   std::set<FakeGpmSample*> gpm_samples;      // allocated and not yet freed
+  // (GPU, list call) pairs that have answered a size query: their late_processes join from then.
+  std::set<std::pair<const ScenarioGpu*, int>> size_queried;
 };
 
 FakeState& State() {
   static FakeState* state = new FakeState();  // leaked: a sleeping call may outlive static dtors
   return *state;
+}
+
+enum : int { kComputeList = 0, kUtilizationList = 1 };
+
+// Whether GPU `gpu`'s list `which` has had its size queried; `mark` records that it now has.
+bool SizeQueried(const ScenarioGpu* gpu, int which, bool mark) {
+  FakeState& state = State();
+  std::lock_guard<std::mutex> lock(state.mu);
+  const bool was = state.size_queried.count({gpu, which}) > 0;
+  if (mark) state.size_queried.insert({gpu, which});
+  return was;
 }
 
 // What a body needs: the scenario and, for device calls, the GPU.
@@ -698,20 +711,32 @@ unsigned ResolvePid(unsigned pid) {
   return first;
 }
 
-// Count protocol: *count too small -> INSUFFICIENT_SIZE with the count needed.
+// NVML's size-query protocol, as strict as the library: a NULL buffer (or *count 0) is the size
+// query (SUCCESS when nothing runs, else INSUFFICIENT_SIZE with the count); a buffer smaller than
+// the list gets INSUFFICIENT_SIZE and the count needed, and is not filled. The GPU's
+// late_processes join after its first size query, so a caller that sized its buffer exactly must
+// retry.
 int Body_nvmlDeviceGetComputeRunningProcesses_v3(const Ctx& c, nvmlDevice_t, unsigned* count,
                                                  nvmlProcessInfo_t* infos) {
   const auto& r = G(c).compute_processes;
   if (int code = ScenarioAnswerCode(r); code != NVML_SUCCESS) return code;
   if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-  const unsigned n = static_cast<unsigned>(r.value.size());
+  std::vector<nvmlProcessInfo_t> list;
+  for (const auto& p : r.value) {
+    list.push_back(nvmlProcessInfo_t{ResolvePid(p.pid), p.used_memory_bytes, 0, 0});
+  }
+  const bool size_query = infos == nullptr || *count == 0;
+  if (SizeQueried(c.gpu, kComputeList, size_query)) {
+    for (const auto& p : c.gpu->late_processes) {
+      list.push_back(nvmlProcessInfo_t{ResolvePid(p.pid), p.used_memory_bytes, 0, 0});
+    }
+  }
+  const unsigned n = static_cast<unsigned>(list.size());
   if (*count < n || (n > 0 && infos == nullptr)) {
     *count = n;
     return NVML_ERROR_INSUFFICIENT_SIZE;
   }
-  for (unsigned i = 0; i < n; ++i) {
-    infos[i] = nvmlProcessInfo_t{ResolvePid(r.value[i].pid), r.value[i].used_memory_bytes, 0, 0};
-  }
+  std::copy(list.begin(), list.end(), infos);
   *count = n;
   return NVML_SUCCESS;
 }
@@ -728,32 +753,40 @@ int Body_nvmlDeviceGetPcieThroughput(const Ctx& c, nvmlDevice_t, int counter, un
   return NVML_ERROR_INVALID_ARGUMENT;
 }
 
-// Count protocol like the process list; an empty list answers NOT_FOUND (no samples in the
-// window), as NVML does. Every answer carries the current time as its timestamp.
+// The size-query protocol like the process list (late_processes with an sm_util_pct join after
+// the first size query); an empty list answers NOT_FOUND (no samples in the window), as NVML
+// does. Every answer carries the current time as its timestamp.
 int Body_nvmlDeviceGetProcessUtilization(const Ctx& c, nvmlDevice_t,
                                          nvmlProcessUtilizationSample_t* samples, unsigned* count,
                                          unsigned long long /*last_seen_us*/) {
   const auto& r = S(c).process_utilization;
   if (int code = ScenarioAnswerCode(r); code != NVML_SUCCESS) return code;
   if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-  const unsigned n = static_cast<unsigned>(r.value.size());
+  const auto now_us =
+      static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+  std::vector<nvmlProcessUtilizationSample_t> list;
+  for (const auto& u : r.value) {
+    list.push_back(nvmlProcessUtilizationSample_t{ResolvePid(u.pid), now_us,
+                                                  static_cast<unsigned>(u.sm_util_pct),
+                                                  static_cast<unsigned>(u.mem_util_pct), 0, 0});
+  }
+  const bool size_query = samples == nullptr || *count == 0;
+  if (SizeQueried(c.gpu, kUtilizationList, size_query)) {
+    for (const auto& p : c.gpu->late_processes) {
+      if (p.sm_util_pct < 0) continue;
+      list.push_back(nvmlProcessUtilizationSample_t{ResolvePid(p.pid), now_us,
+                                                    static_cast<unsigned>(p.sm_util_pct), 0, 0, 0});
+    }
+  }
+  const unsigned n = static_cast<unsigned>(list.size());
   if (n == 0) return NVML_ERROR_NOT_FOUND;
   if (samples == nullptr || *count < n) {
     *count = n;
     return NVML_ERROR_INSUFFICIENT_SIZE;
   }
-  const auto now_us =
-      static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                          std::chrono::system_clock::now().time_since_epoch())
-                                          .count());
-  for (unsigned i = 0; i < n; ++i) {
-    samples[i] = nvmlProcessUtilizationSample_t{ResolvePid(r.value[i].pid),
-                                                now_us,
-                                                static_cast<unsigned>(r.value[i].sm_util_pct),
-                                                static_cast<unsigned>(r.value[i].mem_util_pct),
-                                                0,
-                                                0};
-  }
+  std::copy(list.begin(), list.end(), samples);
   *count = n;
   return NVML_SUCCESS;
 }

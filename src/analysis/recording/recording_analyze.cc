@@ -306,6 +306,7 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   AnalyzeReport r;
   const RecordingMeta& m = rec.meta;
   r.host = m.host;
+  if (auto it = m.notes.find("owner"); it != m.notes.end()) r.owner = it->second;
   r.producer = m.producer;
   r.command = m.command;
   for (const RecordedGpu& g : m.gpus) r.gpu_names.push_back(g.name);

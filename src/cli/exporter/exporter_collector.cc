@@ -206,6 +206,9 @@ void Collector::CollectOnce() {
   host_options.kernel_log_file = options_.kernel_log;
   for (const GpuState& g : values.gpus) {
     if (g.minor_number.has()) host_options.gpu_minors.push_back(*g.minor_number);
+    if (g.compute_processes.has()) {
+      for (const GpuProcess& p : *g.compute_processes) host_options.gpu_pids.push_back(p.pid);
+    }
   }
   HostState host = ReadHostState(HostPaths(options_.root), host_options);
   bool kernel_log_failed = host.kernel_log.record_count.error();
@@ -230,6 +233,7 @@ void Collector::CollectOnce() {
   MetricSet set;
   AddNodeInfo(set, host, values, options_.gpuvet_version);
   AddGpuMetrics(set, values);
+  AddGpuOwners(set, values, host);
   AddXidCounters(set, xid_series);
   AddCheckStatus(set, findings);
   auto body = std::make_shared<const std::string>(set.Render());

@@ -17,7 +17,9 @@
 #include "cli/common/sampler_flags.h"
 #include "cli/record/analyze_command.h"
 #include "cli/record/record_session.h"
+#include "core/gpu_owner.h"
 #include "core/report.h"
+#include "sources/host/gpu_owner.h"
 #include "sources/recording/recording_store.h"
 #include "sources/sampler/sampler.h"
 #include "sources/sampler/workload_process.h"
@@ -104,6 +106,18 @@ int RunRecord(const RecordFlags& flags) {
     meta.notes["work.source"] =
         counter ? "--work-regex " + flags.work_regex + " (" + flags.work_mode + ")"
                 : "--work-file " + flags.work_file;
+  }
+
+  // Who runs the recorded job (docs/gpu-owners.md): the --pid process, else gpuvet itself, whose
+  // cgroup, uid and Slurm environment the spawned workload inherits.
+  {
+    std::optional<std::string> passwd;
+    const HostPaths paths(flags.sampler.root);
+    const GpuProcessOwner owner = flags.pid > 0
+                                      ? ReadProcessOwner(paths, std::to_string(flags.pid),
+                                                         static_cast<uint32_t>(flags.pid), &passwd)
+                                      : ReadProcessOwner(paths, "self", 0, &passwd);
+    AddOwnerNotes(owner, &meta.notes);
   }
 
   // The file is created before anything runs: an unwritable output is a usage error, not a

@@ -48,10 +48,16 @@ FleetReport AuditFleet(const FleetInput& input, const Policy& policy) {
   report.skipped = input.skipped;
 
   std::map<std::string, std::vector<const FleetNode*>> pools, bench_pools;
+  std::vector<std::string> pool_of;  // per input node
+  pool_of.reserve(input.nodes.size());
   for (const FleetNode& n : input.nodes) {
-    pools[PoolOf(n)].push_back(&n);
+    pool_of.push_back(PoolOf(n));
+    pools[pool_of.back()].push_back(&n);
     bench_pools[BenchPoolOf(n)].push_back(&n);
   }
+  // Pool statistics once per pool: per node they made the audit quadratic in pool size.
+  std::map<std::string, FleetPoolStats> pool_stats;
+  for (const auto& [name, members] : pools) pool_stats.emplace(name, PoolStatsOf(members));
   std::map<std::string, std::vector<Finding>> bench;
   for (const auto& [name, members] : bench_pools) {
     for (auto& [node, findings] : BenchRegressions(members, policy)) {
@@ -63,13 +69,13 @@ FleetReport AuditFleet(const FleetInput& input, const Policy& policy) {
   for (const FleetNode& n : input.nodes) {
     FleetNodeResult r;
     r.node = n.name;
-    r.pool = PoolOf(n);
+    r.pool = pool_of[&n - input.nodes.data()];
     r.sources = n.sources;
     auto add = [&](std::vector<Finding> f) {
       r.findings.insert(r.findings.end(), std::make_move_iterator(f.begin()),
                         std::make_move_iterator(f.end()));
     };
-    add(DriftFindings(n, pools[r.pool], policy));
+    add(DriftFindings(n, pool_stats.at(r.pool), policy));
     add(CheckFindings(n));
     add(GpuHealthFindings(n, policy, input.now, input.window_s));
     if (bench.count(n.name)) add(bench[n.name]);

@@ -21,9 +21,34 @@ std::string PoolOf(const FleetNode& node);
 // part of "same hardware" for benchmark figures.
 std::string BenchPoolOf(const FleetNode& node);
 
+// One version's spread over a pool: how many values, the strict majority (more than half share
+// it; empty when none) and its count, and the distinct values in sorted order.
+struct VersionSpread {
+  int values = 0;
+  std::string majority;
+  int majority_count = 0;
+  std::vector<std::string> distinct;
+};
+
+// What drift needs of a pool, computed once per pool (not per node: the audit stays linear in
+// nodes). Driver and CUDA are per node, VBIOS per GPU over the pool's nodes.
+struct FleetPoolStats {
+  VersionSpread driver;
+  VersionSpread cuda;
+  VersionSpread vbios;
+  int nodes_with_vbios = 0;  // nodes with at least one GPU that reported a VBIOS
+};
+
+// The stats of `pool` (every node of one pool).
+FleetPoolStats PoolStatsOf(const std::vector<const FleetNode*>& pool);
+
 // Driver, CUDA and VBIOS versions against the policy's allowed globs (fail) and the pool's
-// strict majority (warn; info when the pool is split without a majority). `pool` holds every
-// node of the node's pool, the node included.
+// strict majority (warn; info when the pool is split without a majority). `stats` are those of
+// the node's pool, the node included.
+std::vector<Finding> DriftFindings(const FleetNode& node, const FleetPoolStats& stats,
+                                   const Policy& policy);
+
+// The same for a pool given as its nodes (computes PoolStatsOf(pool) first).
 std::vector<Finding> DriftFindings(const FleetNode& node, const std::vector<const FleetNode*>& pool,
                                    const Policy& policy);
 

@@ -20,18 +20,19 @@ bool MatchesAny(const std::vector<std::string>& globs, const std::string& v) {
                      [&](const std::string& g) { return GlobMatch(g, v); });
 }
 
-// The value more than half of `values` share, or "" when there is none.
-std::string StrictMajority(const std::vector<std::string>& values, int* count) {
+VersionSpread SpreadOf(const std::vector<std::string>& values) {
+  VersionSpread out;
+  out.values = static_cast<int>(values.size());
   std::map<std::string, int> n;
   for (const std::string& v : values) ++n[v];
   for (const auto& [v, c] : n) {
-    if (2 * c > static_cast<int>(values.size())) {
-      *count = c;
-      return v;
+    out.distinct.push_back(v);
+    if (2 * c > out.values) {
+      out.majority = v;
+      out.majority_count = c;
     }
   }
-  *count = 0;
-  return "";
+  return out;
 }
 
 std::string GpuSubjectOf(const FleetGpu& g) {
@@ -42,8 +43,7 @@ std::string GpuSubjectOf(const FleetGpu& g) {
 // One node-level version (driver or CUDA) against the allowed set and the pool.
 void NodeVersion(const char* id, const char* what, const std::string& value,
                  const std::vector<std::string>& allowed, const char* policy_key,
-                 const std::vector<std::string>& pool_values, int min_pool,
-                 std::vector<Finding>& out) {
+                 const VersionSpread& pool, int min_pool, std::vector<Finding>& out) {
   if (value.empty()) return;
   if (!allowed.empty() && !MatchesAny(allowed, value)) {
     out.push_back(MakeFleetFinding(
@@ -51,24 +51,22 @@ void NodeVersion(const char* id, const char* what, const std::string& value,
         {{what, value, fmt::format("in {} [{}]", policy_key, Join(allowed, ", "))}}));
     return;
   }
-  if (static_cast<int>(pool_values.size()) < min_pool) return;
-  int count = 0;
-  std::string majority = StrictMajority(pool_values, &count);
-  if (majority.empty()) {
-    std::set<std::string> distinct(pool_values.begin(), pool_values.end());
-    if (distinct.size() > 1) {
-      out.push_back(MakeFleetFinding(id, "node", Severity::kInfo,
-                                     fmt::format("pool has no majority {}: {}", what,
-                                                 Join({distinct.begin(), distinct.end()}, ", ")),
-                                     {{what, value, ""}}));
+  if (pool.values < min_pool) return;
+  if (pool.majority.empty()) {
+    if (pool.distinct.size() > 1) {
+      out.push_back(MakeFleetFinding(
+          id, "node", Severity::kInfo,
+          fmt::format("pool has no majority {}: {}", what, Join(pool.distinct, ", ")),
+          {{what, value, ""}}));
     }
     return;
   }
-  if (majority != value) {
-    out.push_back(MakeFleetFinding(id, "node", Severity::kWarn,
-                                   fmt::format("{} {} differs from its pool's {} ({} of {} nodes)",
-                                               what, value, majority, count, pool_values.size()),
-                                   {{what, value, fmt::format("== pool majority {}", majority)}}));
+  if (pool.majority != value) {
+    out.push_back(
+        MakeFleetFinding(id, "node", Severity::kWarn,
+                         fmt::format("{} {} differs from its pool's {} ({} of {} nodes)", what,
+                                     value, pool.majority, pool.majority_count, pool.values),
+                         {{what, value, fmt::format("== pool majority {}", pool.majority)}}));
   }
 }
 
@@ -91,33 +89,44 @@ std::string BenchPoolOf(const FleetNode& node) {
   return fmt::format("{} / Gen{} x{}", PoolOf(node), gen, width);
 }
 
-std::vector<Finding> DriftFindings(const FleetNode& node, const std::vector<const FleetNode*>& pool,
-                                   const Policy& policy) {
-  std::vector<Finding> out;
-  const int min_pool = policy.fleet.min_pool_nodes;
+FleetPoolStats PoolStatsOf(const std::vector<const FleetNode*>& pool) {
   std::vector<std::string> drivers, cudas, vbioses;
+  FleetPoolStats stats;
   for (const FleetNode* n : pool) {
     if (!n->driver_version.empty()) drivers.push_back(n->driver_version);
     if (!n->cuda_version.empty()) cudas.push_back(n->cuda_version);
+    bool any_vbios = false;
     for (const FleetGpu& g : n->gpus) {
-      if (!g.vbios_version.empty()) vbioses.push_back(g.vbios_version);
+      if (g.vbios_version.empty()) continue;
+      vbioses.push_back(g.vbios_version);
+      any_vbios = true;
     }
+    stats.nodes_with_vbios += any_vbios;
   }
+  stats.driver = SpreadOf(drivers);
+  stats.cuda = SpreadOf(cudas);
+  stats.vbios = SpreadOf(vbioses);
+  return stats;
+}
+
+std::vector<Finding> DriftFindings(const FleetNode& node, const std::vector<const FleetNode*>& pool,
+                                   const Policy& policy) {
+  return DriftFindings(node, PoolStatsOf(pool), policy);
+}
+
+std::vector<Finding> DriftFindings(const FleetNode& node, const FleetPoolStats& stats,
+                                   const Policy& policy) {
+  std::vector<Finding> out;
+  const int min_pool = policy.fleet.min_pool_nodes;
   NodeVersion("fleet.driver_drift", "driver", node.driver_version, policy.allowed_driver_versions,
-              "driver.allowed_versions", drivers, min_pool, out);
+              "driver.allowed_versions", stats.driver, min_pool, out);
   NodeVersion("fleet.cuda_drift", "cuda", node.cuda_version, policy.allowed_cuda_versions,
-              "driver.allowed_cuda_versions", cudas, min_pool, out);
+              "driver.allowed_cuda_versions", stats.cuda, min_pool, out);
 
   // VBIOS per GPU; the pool majority is over the GPUs of the pool's nodes.
-  int count = 0;
-  std::set<const FleetNode*> with_vbios;
-  for (const FleetNode* n : pool) {
-    for (const FleetGpu& g : n->gpus) {
-      if (!g.vbios_version.empty()) with_vbios.insert(n);
-    }
-  }
-  const bool pool_big_enough = static_cast<int>(with_vbios.size()) >= min_pool;
-  const std::string majority = pool_big_enough ? StrictMajority(vbioses, &count) : "";
+  const bool pool_big_enough = stats.nodes_with_vbios >= min_pool;
+  static const std::string kNone;
+  const std::string& m = pool_big_enough ? stats.vbios.majority : kNone;
   for (const FleetGpu& g : node.gpus) {
     if (g.vbios_version.empty()) continue;
     const std::vector<std::string>& allowed = policy.allowed_vbios_versions;
@@ -127,12 +136,12 @@ std::vector<Finding> DriftFindings(const FleetNode& node, const std::vector<cons
           fmt::format("VBIOS {} is not in the allowed set", g.vbios_version),
           {{"vbios", g.vbios_version,
             fmt::format("in driver.allowed_vbios_versions [{}]", Join(allowed, ", "))}}));
-    } else if (!majority.empty() && g.vbios_version != majority) {
+    } else if (!m.empty() && g.vbios_version != m) {
       out.push_back(MakeFleetFinding(
           "fleet.vbios_drift", GpuSubjectOf(g), Severity::kWarn,
-          fmt::format("VBIOS {} differs from its pool's {} ({} of {} GPUs)", g.vbios_version,
-                      majority, count, vbioses.size()),
-          {{"vbios", g.vbios_version, fmt::format("== pool majority {}", majority)}}));
+          fmt::format("VBIOS {} differs from its pool's {} ({} of {} GPUs)", g.vbios_version, m,
+                      stats.vbios.majority_count, stats.vbios.values),
+          {{"vbios", g.vbios_version, fmt::format("== pool majority {}", m)}}));
     }
   }
   return out;

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "util/strings.h"
 
@@ -154,22 +156,77 @@ std::vector<SlurmNodeState> ParseScontrolShowNode(std::string_view text) {
   return out;
 }
 
-BreakerDecision CheckBreaker(int requested, int fleet_size, double max_fraction) {
+BreakerDecision CheckBreaker(int requested, int fleet_size, double max_fraction, int already) {
   BreakerDecision d;
   d.requested = requested;
+  d.already = already;
   d.fleet_size = fleet_size;
   d.limit = std::max(1, static_cast<int>(std::floor(max_fraction * fleet_size + 1e-9)));
-  d.allowed = requested <= d.limit;
-  if (!d.allowed) {
+  const int total = requested + already;
+  d.allowed = requested == 0 || total <= d.limit;
+  if (d.allowed) return d;
+  const char* kAdvice =
+      "Nothing was changed. So many failures at once usually have one cause (a policy or driver "
+      "rollout, a Prometheus or exporter outage): check the audit, or raise --max-fraction if "
+      "they really are all sick.";
+  const double pct = fleet_size ? 100.0 * total / fleet_size : 0.0;
+  if (already == 0) {
     d.message = fmt::format(
         "circuit breaker: refusing to quarantine {} of {} nodes ({:.1f}%); --max-fraction {} "
-        "allows at most {} at once. Nothing was changed. So many failures at once usually have "
-        "one cause (a policy or driver rollout, a Prometheus or exporter outage): check the "
-        "audit, or raise --max-fraction if they really are all sick.",
-        requested, fleet_size, fleet_size ? 100.0 * requested / fleet_size : 0.0, max_fraction,
-        d.limit);
+        "allows at most {} at once. {}",
+        requested, fleet_size, pct, max_fraction, d.limit, kAdvice);
+  } else {
+    d.message = fmt::format(
+        "circuit breaker: refusing to quarantine {} more of {} nodes: gpuvet already holds {} out "
+        "of service from earlier runs, {} in all would be {:.1f}%; --max-fraction {} allows at "
+        "most {} at once. Release the repaired nodes first (fleet quarantine --undo NODE). {}",
+        requested, fleet_size, already, total, pct, max_fraction, d.limit, kAdvice);
   }
   return d;
+}
+
+BreakerDecision CheckBreaker(const std::vector<std::string>& requested,
+                             const std::vector<std::string>& held,
+                             const std::vector<std::string>& audited, double max_fraction) {
+  std::set<std::string> held_set(held.begin(), held.end());
+  std::set<std::string> fleet(audited.begin(), audited.end());
+  fleet.insert(held_set.begin(), held_set.end());
+  std::set<std::string> fresh;
+  for (const std::string& n : requested) {
+    if (!held_set.count(n)) fresh.insert(n);
+  }
+  BreakerDecision d = CheckBreaker(static_cast<int>(fresh.size()), static_cast<int>(fleet.size()),
+                                   max_fraction, static_cast<int>(held_set.size()));
+  if (!d.allowed && !held_set.empty()) {
+    std::vector<std::string> names;
+    for (const std::string& n : held_set) {
+      if (names.size() == 5) {
+        names.push_back(fmt::format("and {} more", held_set.size() - 5));
+        break;
+      }
+      names.push_back(n);
+    }
+    d.message += fmt::format(" Held by gpuvet: {}.", Join(names, ", "));
+  }
+  return d;
+}
+
+std::vector<std::string> SlurmNodesHeldByGpuvet(const std::vector<SlurmNodeState>& nodes) {
+  std::vector<std::string> out;
+  for (const SlurmNodeState& s : nodes) {
+    if (s.drained() && s.set_by_gpuvet()) out.push_back(s.name);
+  }
+  return out;
+}
+
+std::vector<std::string> ParseKubectlNodeNames(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view line : Split(text, '\n')) {
+    line = Trim(line);
+    if (StartsWith(line, "node/")) line.remove_prefix(5);
+    if (!line.empty()) out.emplace_back(line);
+  }
+  return out;
 }
 
 }  // namespace gpuvet

@@ -64,14 +64,37 @@ struct SlurmNodeState {
 // Parses the multi-line `scontrol show node` format (one block per node, starting at NodeName=).
 std::vector<SlurmNodeState> ParseScontrolShowNode(std::string_view text);
 
-// The circuit breaker: at most max(1, floor(max_fraction × fleet_size)) nodes at once.
+// The circuit breaker: at most max(1, floor(max_fraction × fleet_size)) nodes quarantined at once,
+// counting the nodes gpuvet already holds out of service from earlier runs (Slurm: drained with a
+// "gpuvet:" reason; Kubernetes: gpuvet's label/taint), so repeated runs cannot drain a pool one
+// node at a time.
 struct BreakerDecision {
   bool allowed = true;
-  int requested = 0;
-  int fleet_size = 0;
+  int requested = 0;   // nodes this run would quarantine that gpuvet does not hold yet
+  int already = 0;     // nodes gpuvet already holds out of service
+  int fleet_size = 0;  // audited nodes plus held nodes the audit did not see
   int limit = 0;
   std::string message;  // why it refused (empty when allowed)
 };
-BreakerDecision CheckBreaker(int requested, int fleet_size, double max_fraction);
+
+// `requested` new nodes on top of `already` held ones, in a fleet of `fleet_size`.
+BreakerDecision CheckBreaker(int requested, int fleet_size, double max_fraction, int already = 0);
+
+// The breaker over node names: `requested` (this run's list), `held` (nodes gpuvet already holds
+// out of service, as read from Slurm or Kubernetes) and `audited` (every node of the audit). A
+// requested node that is already held counts once; held nodes outside the audit count in the
+// fleet too (a drained node that stopped reporting is still part of the pool). The message names
+// up to five held nodes.
+BreakerDecision CheckBreaker(const std::vector<std::string>& requested,
+                             const std::vector<std::string>& held,
+                             const std::vector<std::string>& audited, double max_fraction);
+
+// The nodes gpuvet holds out of service according to `scontrol show node`: drained with a reason
+// gpuvet wrote (an admin's drain is not gpuvet's and does not count).
+std::vector<std::string> SlurmNodesHeldByGpuvet(const std::vector<SlurmNodeState>& nodes);
+
+// The node names in `kubectl get nodes -l gpuvet.io/quarantined=true -o name` output
+// ("node/NAME" lines; blank lines skipped).
+std::vector<std::string> ParseKubectlNodeNames(std::string_view text);
 
 }  // namespace gpuvet

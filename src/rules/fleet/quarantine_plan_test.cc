@@ -104,5 +104,45 @@ TEST(QuarantinePlanTest, ParsesScontrolShowNode) {
   EXPECT_TRUE(nodes[2].reason.empty());
 }
 
+TEST(QuarantinePlanTest, BreakerCountsNodesAlreadyHeld) {
+  std::vector<std::string> fleet;
+  for (int i = 1; i <= 20; ++i) fleet.push_back("n" + std::to_string(i));
+  // 10 % of 20 = 2: one new node on top of one held is allowed, on top of two it is not.
+  EXPECT_TRUE(CheckBreaker({"n2"}, {"n1"}, fleet, 0.10).allowed);
+  BreakerDecision d = CheckBreaker({"n3"}, {"n1", "n2"}, fleet, 0.10);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.requested, 1);
+  EXPECT_EQ(d.already, 2);
+  EXPECT_EQ(d.limit, 2);
+  EXPECT_NE(d.message.find("refusing to quarantine 1 more of 20 nodes: gpuvet already holds 2"),
+            std::string::npos)
+      << d.message;
+  EXPECT_NE(d.message.find("Held by gpuvet: n1, n2."), std::string::npos) << d.message;
+  // A requested node gpuvet already holds counts once; nothing new is always allowed.
+  EXPECT_TRUE(CheckBreaker({"n1", "n2"}, {"n1", "n2"}, fleet, 0.10).allowed);
+  EXPECT_TRUE(CheckBreaker({"n2", "n3"}, {"n2"}, fleet, 0.10).allowed);
+  // Held nodes outside the audit are part of the fleet: 2 of 10 audited + 2 held elsewhere = 12,
+  // limit 1, so even one new node is refused.
+  std::vector<std::string> small(fleet.begin(), fleet.begin() + 10);
+  d = CheckBreaker({"n1"}, {"x1", "x2"}, small, 0.10);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.fleet_size, 12);
+  // More than five held nodes are summarised.
+  d = CheckBreaker({"n9"}, {"n1", "n2", "n3", "n4", "n5", "n6", "n7"}, fleet, 0.10);
+  EXPECT_NE(d.message.find("Held by gpuvet: n1, n2, n3, n4, n5, and 2 more."), std::string::npos)
+      << d.message;
+}
+
+TEST(QuarantinePlanTest, HeldNodesFromSlurmAndKubectl) {
+  auto nodes = ParseScontrolShowNode(
+      "NodeName=a\n State=IDLE+DRAIN\n Reason=gpuvet: x [root@t]\n"
+      "NodeName=b\n State=DRAINED\n Reason=admin [root@t]\n"
+      "NodeName=c\n State=IDLE\n Reason=gpuvet: resumed but reason kept\n");
+  EXPECT_EQ(SlurmNodesHeldByGpuvet(nodes), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(ParseKubectlNodeNames("node/n1\n\n  node/n2  \nn3\n"),
+            (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_TRUE(ParseKubectlNodeNames("").empty());
+}
+
 }  // namespace
 }  // namespace gpuvet

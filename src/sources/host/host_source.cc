@@ -9,6 +9,7 @@
 #include "sources/host/device_cgroup.h"
 #include "sources/host/gpu_environment.h"
 #include "sources/host/infiniband.h"
+#include "sources/host/gpu_owner.h"
 #include "sources/host/meminfo.h"
 #include "sources/host/pci_sysfs.h"
 #include "sources/host/process_info.h"
@@ -49,6 +50,7 @@ HostState ReadHostState(const HostPaths& paths, const HostOptions& options) {
   // container (the daemon-reload failure). Elsewhere it would only reopen every GPU.
   DeviceProbe probe = options.pid == 0 && host.container.in_container ? OpenProbe : nullptr;
   host.container.device_cgroup = ReadDeviceCgroup(paths, options.pid, host.device_nodes, probe);
+  host.gpu_process_owners = ReadGpuProcessOwners(paths, options.gpu_pids);
   return host;
 }
 

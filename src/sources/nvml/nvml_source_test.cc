@@ -627,4 +627,25 @@ TEST(NvmlFieldValues, AnyBytesConvertSafely) {
 }
 
 }  // namespace
+// `check` reads the process list by the size query, then with room for 16 more: 20 processes
+// starting in between overflow that, so the read answers INSUFFICIENT_SIZE and the retry reads
+// all 21 (the fake adds late_processes after the size query, as a real list grows).
+TEST(NvmlSource, ProcessListGrowingPastTheSlackIsReadOnTheRetry) {
+  std::string late;
+  for (int i = 0; i < 20; ++i) {
+    late += std::string(i ? ", " : "") + R"({"pid": )" + std::to_string(5000 + i) +
+            R"(, "used_memory_bytes": 1024})";
+  }
+  std::string gpu0 = HealthyGpu(0);
+  gpu0.insert(gpu0.rfind('}'), R"(, "late_processes": [)" + late + "]");
+  UseScenario(Scenario2(gpu0, HealthyGpu(1)));
+  GpuInventory inv = ReadFake();
+  ASSERT_TRUE(inv.gpus[0].compute_processes.has()) << inv.gpus[0].compute_processes.note;
+  const std::vector<GpuProcess>& p = *inv.gpus[0].compute_processes;
+  ASSERT_EQ(p.size(), 21u);
+  EXPECT_EQ(p[0].pid, 4242u);
+  EXPECT_EQ(p[20].pid, 5019u);
+  EXPECT_EQ(p[20].used_memory_bytes, 1024u);
+}
+
 }  // namespace gpuvet

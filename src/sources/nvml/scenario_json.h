@@ -30,8 +30,19 @@ struct ScenarioGpuStep {
   ScenarioSampling sampling;
 };
 
+// A process that starts between a list call's size query and its read: it joins the answers of
+// nvmlDeviceGetComputeRunningProcesses_v3 (and, with sm_util_pct >= 0,
+// nvmlDeviceGetProcessUtilization) after the first size query of that call on the GPU, so the
+// caller's buffer is too small and its retry path runs.
+struct ScenarioLateProcess {
+  uint32_t pid = 0;
+  uint64_t used_memory_bytes = 0;
+  int64_t sm_util_pct = -1;  // -1: not in the utilisation answer
+};
+
 struct ScenarioGpu {
   GpuState state;
+  std::vector<ScenarioLateProcess> late_processes;
   ScenarioSampling sampling;             // answers only the recording sampler asks for
   std::map<std::string, int> errors;     // NVML function name -> return code, overrides the value
   std::map<std::string, int> delays_ms;  // NVML function name -> delay before answering

@@ -149,6 +149,8 @@ class Parser {
   Status NvLinks(const json& j, const std::string& ptr, GpuState* gpu) const;
   Status Processes(const json& j, const std::string& ptr, GpuState* gpu) const;
   Status ProcessUtil(const json& j, const std::string& ptr, ScenarioSampling* out) const;
+  Status LateProcesses(const json& j, const std::string& ptr,
+                       std::vector<ScenarioLateProcess>* out) const;
 
   // Parses a field that may be a per-sample array: a scalar goes into `base->*member`; an array
   // puts element 0 there and appends a Series. `one` parses one element into a Reading.
@@ -295,10 +297,16 @@ Status Parser::ProcessUtil(const json& j, const std::string& ptr, ScenarioSampli
           return Fail(p + "/pid", "expected a process id");
         }
         u.pid = static_cast<uint32_t>(value.get<uint64_t>());
-      } else if (key == "sm_util_pct" || key == "mem_util_pct") {
+      } else if (key == "sm_util_pct") {
+        // Above 100 is allowed: real drivers answer such values, which the sampler must drop.
+        if (!value.is_number_unsigned() || value.get<uint64_t>() > UINT32_MAX) {
+          return Fail(p + "/" + key, "expected a whole number 0-4294967295");
+        }
+        u.sm_util_pct = static_cast<int64_t>(value.get<uint64_t>());
+      } else if (key == "mem_util_pct") {
         std::optional<int> v = IntOf(value);
         if (!v || *v < 0 || *v > 100) return Fail(p + "/" + key, "expected a percentage 0-100");
-        (key == "sm_util_pct" ? u.sm_util_pct : u.mem_util_pct) = *v;
+        u.mem_util_pct = *v;
       } else {
         return Fail(p + "/" + key, "unknown key");
       }
@@ -307,6 +315,33 @@ Status Parser::ProcessUtil(const json& j, const std::string& ptr, ScenarioSampli
     procs.push_back(u);
   }
   out->process_utilization = Reading<std::vector<ScenarioProcessUtil>>::Of(std::move(procs));
+  return Status::Ok();
+}
+
+Status Parser::LateProcesses(const json& j, const std::string& ptr,
+                             std::vector<ScenarioLateProcess>* out) const {
+  if (!j.is_array()) return Fail(ptr, "expected an array of {pid, used_memory_bytes, sm_util_pct}");
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string p = fmt::format("{}/{}", ptr, i);
+    const json& e = j[i];
+    if (!e.is_object() || !e.contains("pid")) return Fail(p, "expected an object with \"pid\"");
+    ScenarioLateProcess lp;
+    for (const auto& [key, value] : e.items()) {
+      if (!value.is_number_unsigned()) return Fail(p + "/" + key, "expected a whole number >= 0");
+      const uint64_t v = value.get<uint64_t>();
+      if (key == "pid" && v <= UINT32_MAX) {
+        lp.pid = static_cast<uint32_t>(v);
+      } else if (key == "used_memory_bytes") {
+        lp.used_memory_bytes = v;
+      } else if (key == "sm_util_pct" && v <= UINT32_MAX) {
+        lp.sm_util_pct = static_cast<int64_t>(v);
+      } else {
+        return Fail(p + "/" + key,
+                    key == "pid" || key == "sm_util_pct" ? "out of range" : "unknown key");
+      }
+    }
+    out->push_back(lp);
+  }
   return Status::Ok();
 }
 
@@ -390,6 +425,8 @@ Status Parser::Gpu(const json& j, const std::string& ptr, int index, ScenarioGpu
             return ps;
           },
           &series);
+    } else if (key == "late_processes") {
+      s = LateProcesses(value, kp, &out->late_processes);
     } else if (key == "errors") {
       s = ErrorMap(value, kp, &out->errors);
     } else if (key == "delays_ms") {

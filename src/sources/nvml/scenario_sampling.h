@@ -13,7 +13,7 @@ namespace gpuvet {
 // One process in nvmlDeviceGetProcessUtilization's answer.
 struct ScenarioProcessUtil {
   uint32_t pid = 0;
-  int sm_util_pct = 0;
+  int64_t sm_util_pct = 0;  // may exceed 100, as real drivers sometimes answer
   int mem_util_pct = 0;
 };
 

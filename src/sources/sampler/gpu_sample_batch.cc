@@ -19,8 +19,10 @@ namespace {
 
 // nvmlProcessInfo_t::usedGpuMemory when the driver cannot say (NVML_VALUE_NOT_AVAILABLE).
 constexpr unsigned long long kValueNotAvailable = ~0ULL;
-// Most processes or utilisation samples read per GPU per sample.
-constexpr unsigned kMaxListEntries = 4096;
+// Room for processes that start between the size query and the read, and how often a list that
+// keeps growing is asked again.
+constexpr unsigned kListHeadroom = 4;
+constexpr int kListAttempts = 3;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 class Batch {
@@ -70,23 +72,61 @@ class Batch {
   GpuSlot& g_;
 };
 
+// NVML's size-query protocol for a list call `query(count, buffer)`: first a NULL buffer with
+// count 0 (SUCCESS: the list is empty; INSUFFICIENT_SIZE: *count is the size needed), then a
+// buffer of that size plus headroom, asked again (up to kListAttempts) while the list grows
+// between the calls, never beyond kMaxListEntries. `buffer` holds the answer; returns the code
+// and sets *n to the entries filled. `extra` are codes the call answers as protocol (NOT_FOUND).
+template <typename T, typename Q>
+int SizeQueryRead(Batch& b, std::string_view name, std::vector<T>& buffer, unsigned* n, Q query,
+                  std::initializer_list<int> extra = {}) {
+  auto call = [&](unsigned* count, T* data) {
+    return b.Call(name, [&] { return query(count, data); },
+                  {NVML_ERROR_INSUFFICIENT_SIZE, extra.size() ? *extra.begin() : NVML_SUCCESS});
+  };
+  *n = 0;
+  int code = call(n, nullptr);
+  if (code != NVML_ERROR_INSUFFICIENT_SIZE) {
+    if (code == NVML_SUCCESS) *n = 0;  // nothing listed
+    return code;
+  }
+  int reads = 0;
+  for (; reads < kListAttempts; ++reads) {
+    if (*n > kMaxListEntries) break;
+    const unsigned capacity = std::min(*n + kListHeadroom, kMaxListEntries);
+    buffer.resize(capacity);
+    *n = capacity;
+    code = call(n, buffer.data());
+    if (code != NVML_ERROR_INSUFFICIENT_SIZE) {
+      *n = code == NVML_SUCCESS ? std::min(*n, capacity) : 0;
+      return code;
+    }
+  }
+  // Still too small: more than kMaxListEntries, or a list that grew on every attempt.
+  GpuSlot& g = b.slot();
+  if (g.errors_seen.emplace(std::string(name) + "(size)").second) {
+    g.errors.push_back(
+        *n > kMaxListEntries
+            ? fmt::format("{}: INSUFFICIENT_SIZE: a list of {} does not fit the buffer (bounded "
+                          "at {}); not read",
+                          name, *n, kMaxListEntries)
+            : fmt::format("{}: INSUFFICIENT_SIZE: the list kept growing over {} reads ({} "
+                          "needed); not read",
+                          name, reads, *n));
+  }
+  *n = 0;
+  return NVML_ERROR_INSUFFICIENT_SIZE;
+}
+
 void ReadProcesses(Batch& b) {
   GpuSlot& g = b.slot();
-  if (g.procs.empty()) g.procs.resize(32);
   unsigned n = 0;
-  int code = NVML_ERROR_INSUFFICIENT_SIZE;
-  for (int attempt = 0; attempt < 2 && code == NVML_ERROR_INSUFFICIENT_SIZE; ++attempt) {
-    code =
-        b.Call("nvmlDeviceGetComputeRunningProcesses_v3",
-               [&] {
-                 n = static_cast<unsigned>(g.procs.size());
-                 return b.lib().nvmlDeviceGetComputeRunningProcesses_v3(b.h(), &n, g.procs.data());
-               },
-               {NVML_ERROR_INSUFFICIENT_SIZE});
-    if (code == NVML_ERROR_INSUFFICIENT_SIZE) g.procs.resize(std::min(n + 8, kMaxListEntries));
-  }
+  const int code =
+      SizeQueryRead(b, "nvmlDeviceGetComputeRunningProcesses_v3", g.procs, &n,
+                    [&](unsigned* count, nvmlProcessInfo_t* infos) {
+                      return b.lib().nvmlDeviceGetComputeRunningProcesses_v3(b.h(), count, infos);
+                    });
   if (code != NVML_SUCCESS) return;
-  n = std::min<unsigned>(n, static_cast<unsigned>(g.procs.size()));
   b.Set([&](GpuSample& s) {
     for (unsigned i = 0; i < n; ++i) {
       GpuProcessSample p;
@@ -99,28 +139,32 @@ void ReadProcesses(Batch& b) {
   });
 }
 
-// Per-process SM use over the samples NVML took since the last call, averaged per pid.
+// Per-process SM use over the samples NVML took since the last call, averaged per pid. A value
+// above 100 % is not a share of anything (seen on real drivers as 4294967295 or a few hundred):
+// it is dropped, and the first one is named in the GPU's errors.
 void ReadProcessUtilization(Batch& b, bool baseline_only) {
   GpuSlot& g = b.slot();
-  if (g.utils.empty()) g.utils.resize(32);
   unsigned n = 0;
-  int code = NVML_ERROR_INSUFFICIENT_SIZE;
-  for (int attempt = 0; attempt < 2 && code == NVML_ERROR_INSUFFICIENT_SIZE; ++attempt) {
-    code = b.Call("nvmlDeviceGetProcessUtilization",
-                  [&] {
-                    n = static_cast<unsigned>(g.utils.size());
-                    return b.lib().nvmlDeviceGetProcessUtilization(b.h(), g.utils.data(), &n,
-                                                                   g.last_seen_us);
-                  },
-                  {NVML_ERROR_INSUFFICIENT_SIZE, NVML_ERROR_NOT_FOUND});
-    if (code == NVML_ERROR_INSUFFICIENT_SIZE) g.utils.resize(std::min(n + 8, kMaxListEntries));
-  }
+  const int code = SizeQueryRead(b, "nvmlDeviceGetProcessUtilization", g.utils, &n,
+                                 [&](unsigned* count, nvmlProcessUtilizationSample_t* samples) {
+                                   return b.lib().nvmlDeviceGetProcessUtilization(
+                                       b.h(), samples, count, g.last_seen_us);
+                                 },
+                                 {NVML_ERROR_NOT_FOUND});
   if (code != NVML_SUCCESS) return;  // NOT_FOUND: no process ran kernels since the last call
-  n = std::min<unsigned>(n, static_cast<unsigned>(g.utils.size()));
   std::map<uint32_t, std::pair<double, int>> by_pid;  // sum of smUtil, samples
   for (unsigned i = 0; i < n; ++i) {
     const nvmlProcessUtilizationSample_t& u = g.utils[i];
     g.last_seen_us = std::max(g.last_seen_us, u.timeStamp);
+    if (u.smUtil > 100) {
+      if (g.errors_seen.emplace("nvmlDeviceGetProcessUtilization(>100%)").second) {
+        g.errors.push_back(fmt::format(
+            "nvmlDeviceGetProcessUtilization: smUtil {} % for pid {} dropped (above 100 %; "
+            "later such samples are dropped too)",
+            u.smUtil, u.pid));
+      }
+      continue;
+    }
     auto& [sum, count] = by_pid[u.pid];
     sum += u.smUtil;
     ++count;
@@ -145,6 +189,11 @@ void ReadProcessUtilization(Batch& b, bool baseline_only) {
 void ReadGpm(Batch& b) {
   GpuSlot& g = b.slot();
   if (!g.gpm) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (g.gpm_prev_taken && now - g.gpm_prev_time < kGpmMinSpacing) {
+    ++g.gpm_too_close;  // keep the older baseline; the next sample compares against it
+    return;
+  }
   if (b.Call("nvmlGpmSampleGet", [&] { return b.lib().nvmlGpmSampleGet(b.h(), g.gpm_next); }) !=
       NVML_SUCCESS) {
     return;
@@ -190,6 +239,7 @@ void ReadGpm(Batch& b) {
   }
   std::swap(g.gpm_prev, g.gpm_next);
   g.gpm_prev_taken = true;
+  g.gpm_prev_time = now;
 }
 
 }  // namespace
@@ -267,6 +317,7 @@ int OpenGpu(const NvmlLibrary& lib, GpuSlot& slot, RecordedGpu& out) {
     if (b.Call("nvmlGpmSampleGet", [&] { return lib.nvmlGpmSampleGet(handle, slot.gpm_prev); }) ==
         NVML_SUCCESS) {
       slot.gpm_prev_taken = true;
+      slot.gpm_prev_time = std::chrono::steady_clock::now();
     }
   }
   ReadProcessUtilization(b, /*baseline_only=*/true);

@@ -4,6 +4,7 @@
 // the whole batch being bounded by the executor's deadline.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -19,6 +20,11 @@ namespace gpuvet::gpu_sampler_internal {
 // Take when a call hangs. Everything but `mu`/`published`/`current_call` belongs to the worker
 // while a batch runs; the sampler reads it only after the batch returned (the executor's lock
 // orders the two) or after BoundedExecutor::Recover said the hung batch finished.
+// NVML's minimum spacing of the two GPM samples nvmlGpmMetricsGet compares.
+inline constexpr std::chrono::milliseconds kGpmMinSpacing{100};
+// Most processes or utilisation samples read per GPU per sample (the bounded buffer).
+inline constexpr unsigned kMaxListEntries = 4096;
+
 struct GpuSlot {
   int index = 0;
   nvmlDevice_t handle = nullptr;  // null: never opened (then every field stays absent)
@@ -32,6 +38,10 @@ struct GpuSlot {
   nvmlGpmSample_t gpm_prev = nullptr;
   nvmlGpmSample_t gpm_next = nullptr;
   bool gpm_prev_taken = false;
+  // When gpm_prev was taken: NVML compares GPM samples at least 100 ms apart (kGpmMinSpacing),
+  // so a sample that comes sooner reads no GPM metric and the older sample stays the baseline.
+  std::chrono::steady_clock::time_point gpm_prev_time;
+  int gpm_too_close = 0;  // samples that read no GPM metric for that reason
   bool gpm_pcie = false;  // GPM answers PCIe bytes: skip the slow nvmlDeviceGetPcieThroughput
   std::string gpm_note;   // why GPM is off, when it is
   unsigned long long last_seen_us = 0;  // newest per-process utilisation sample consumed

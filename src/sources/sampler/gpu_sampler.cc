@@ -159,6 +159,12 @@ void GpuSampler::NoteSlot(size_t i) {
     notes_[fmt::format("sampler.gpu.{}", i)] = fmt::format(
         "lost: {} answered GPU_IS_LOST; its fields are absent from then on", g.lost_call);
   }
+  if (g.gpm_too_close > 0) {
+    notes_[fmt::format("sampler.gpu.{}.gpm", i)] = fmt::format(
+        "{} sample(s) without GPM metrics: taken less than {} ms after the previous GPM sample "
+        "(NVML's minimum spacing); the interval is too short for GPM on every sample",
+        g.gpm_too_close, gpu_sampler_internal::kGpmMinSpacing.count());
+  }
   if (!g.errors.empty()) {
     std::string& e = notes_[fmt::format("sampler.gpu.{}.errors", i)];
     for (const std::string& x : g.errors) e += (e.empty() ? "" : "; ") + x;

@@ -1,9 +1,12 @@
 // Tests of the GPU sampler against the fake libnvidia-ml.so.1: static facts, per-sample arrays
 // showing up in successive samples (the step file pins the step), GPM metrics and their units,
 // unsupported calls as absent fields, a lost GPU, a missing library, and a hung call that costs
-// one timeout and is recovered from once NVML answers again.
+// one timeout and is recovered from once NVML answers again; NVML's list protocols (size query,
+// a list that grows before the read, the bounded buffer, utilisation above 100 % dropped) and
+// GPM samples kept at least 100 ms apart.
 #include "sources/sampler/gpu_sampler.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,6 +18,7 @@
 #include <thread>
 
 #include "sources/nvml/bounded_call.h"
+#include "sources/sampler/gpu_sample_batch.h"
 #include "sources/sampler/sampler.h"
 #include "testing/temp_tree.h"
 
@@ -41,6 +45,10 @@ class GpuSamplerTest : public ::testing::Test {
     setenv("GPUVET_FAKE_NVML_STEP_FILE", step_file_.c_str(), 1);
   }
   void SetStep(int step) { std::ofstream(step_file_) << step << "\n"; }
+  // GPM compares samples at least 100 ms apart: a Take sooner than that reads no GPM metric.
+  static void WaitForGpm() {
+    std::this_thread::sleep_for(gpu_sampler_internal::kGpmMinSpacing + milliseconds(10));
+  }
   void TearDown() override {
     unsetenv("GPUVET_FAKE_NVML_STEP_FILE");
     unsetenv("GPUVET_FAKE_NVML_SCENARIO");
@@ -109,6 +117,7 @@ TEST_F(GpuSamplerTest, StaticFactsAndValuesOverTime) {
   EXPECT_NE(s->notes().at("sampler.gpm").find("GPU 1"), std::string::npos);
 
   SetStep(1);
+  WaitForGpm();
   std::vector<GpuSample> a = s->Take(1.0);
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a[0].gpu, 0);
@@ -154,6 +163,7 @@ TEST_F(GpuSamplerTest, StaticFactsAndValuesOverTime) {
       std::string::npos);
 
   SetStep(2);
+  WaitForGpm();
   std::vector<GpuSample> b = s->Take(1.0);
   EXPECT_EQ(b[0].util_pct, 97.0);
   EXPECT_DOUBLE_EQ(*b[0].energy_j, 2340.25);
@@ -172,9 +182,11 @@ TEST_F(GpuSamplerTest, GpmPcieReplacesTheSlowCounter) {
   std::unique_ptr<GpuSampler> s = GpuSampler::Open(Fake(), HostPaths(root_.root()), &meta);
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->notes().at("sampler.gpm"), "GPM metrics on the GPU");
+  WaitForGpm();
   std::vector<GpuSample> a = s->Take(1.0);
   EXPECT_DOUBLE_EQ(*a[0].gpm_pcie_tx_bytes_per_s, 5242880.0);
   EXPECT_DOUBLE_EQ(*a[0].gpm_pcie_rx_bytes_per_s, 1048576.0);
+  WaitForGpm();
   std::vector<GpuSample> b = s->Take(1.0);
   EXPECT_FALSE(b[0].pcie_tx_bytes_per_s.has_value());  // not asked once GPM answered PCIe
   EXPECT_DOUBLE_EQ(*b[0].gpm_pcie_tx_bytes_per_s, 5242880.0);
@@ -343,6 +355,85 @@ TEST(BoundedExecutorRecoverTest, ResumesOnceTheHungCallReturns) {
   Result<int> next = exec.Call("next", [] { return 1; });
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(*next, 1);
+}
+
+TEST_F(GpuSamplerTest, GpmSamplesAreAtLeast100MsApart) {
+  UseScenario(R"({"gpus": [{"name": "H100", "gpm_sm_active_pct": 42}]})");
+  RecordingMeta meta;
+  std::unique_ptr<GpuSampler> s = GpuSampler::Open(Fake(), HostPaths(root_.root()), &meta);
+  ASSERT_NE(s, nullptr);
+  // Right after Open (which took the first GPM sample): too close, no GPM metric, a note.
+  std::vector<GpuSample> a = s->Take(1.0);
+  EXPECT_FALSE(a[0].sm_active_pct.has_value());
+  EXPECT_NE(s->notes().at("sampler.gpu.0.gpm").find("1 sample(s) without GPM metrics"),
+            std::string::npos);
+  // The baseline was kept, so once 100 ms have passed the metric is there.
+  WaitForGpm();
+  std::vector<GpuSample> b = s->Take(1.0);
+  ASSERT_TRUE(b[0].sm_active_pct.has_value());
+  EXPECT_DOUBLE_EQ(*b[0].sm_active_pct, 42.0);
+}
+
+// The list grows between the size query and the read by more than the headroom: the read gets
+// INSUFFICIENT_SIZE with the new count and the retry reads every process.
+TEST_F(GpuSamplerTest, ProcessListGrowingBetweenSizeQueryAndReadIsRetried) {
+  std::string late;
+  for (int i = 0; i < 10; ++i) {
+    late += fmt::format("{}{{\"pid\": {}, \"used_memory_bytes\": {}, \"sm_util_pct\": 20}}",
+                        i ? ", " : "", 7000 + i, 1000 + i);
+  }
+  UseScenario(R"({"gpus": [{"name": "A", "compute_processes": [{"pid": 6000,
+    "used_memory_bytes": 5}], "process_utilization": [{"pid": 6000, "sm_util_pct": 60}],
+    "late_processes": [)" +
+              late + "]}]}");
+  RecordingMeta meta;
+  std::unique_ptr<GpuSampler> s = GpuSampler::Open(Fake(), HostPaths(root_.root()), &meta);
+  ASSERT_NE(s, nullptr);
+  std::vector<GpuSample> a = s->Take(1.0);
+  ASSERT_EQ(a[0].processes.size(), 11u);
+  EXPECT_EQ(a[0].processes[0].pid, 6000u);
+  EXPECT_DOUBLE_EQ(*a[0].processes[0].sm_util_pct, 60.0);
+  EXPECT_EQ(a[0].processes[10].pid, 7009u);
+  EXPECT_EQ(a[0].processes[10].used_memory_bytes, 1009u);
+  EXPECT_DOUBLE_EQ(*a[0].processes[10].sm_util_pct, 20.0);
+  EXPECT_EQ(s->notes().count("sampler.gpu.0.errors"), 0u);
+}
+
+// More processes than the bounded buffer holds: no list (never a truncated one), and the reason.
+TEST_F(GpuSamplerTest, ProcessListBeyondTheBoundIsAnErrorNotATruncation) {
+  std::string procs;
+  for (unsigned i = 0; i <= gpu_sampler_internal::kMaxListEntries; ++i) {
+    procs += fmt::format("{}{{\"pid\": {}}}", i ? ", " : "", 10000 + i);
+  }
+  UseScenario(R"({"gpus": [{"name": "A", "compute_processes": [)" + procs + "]}]}");
+  RecordingMeta meta;
+  std::unique_ptr<GpuSampler> s = GpuSampler::Open(Fake(), HostPaths(root_.root()), &meta);
+  ASSERT_NE(s, nullptr);
+  std::vector<GpuSample> a = s->Take(1.0);
+  EXPECT_TRUE(a[0].processes.empty());
+  EXPECT_NE(s->notes()
+                .at("sampler.gpu.0.errors")
+                .find("nvmlDeviceGetComputeRunningProcesses_v3: INSUFFICIENT_SIZE: a list of 4097 "
+                      "does not fit the buffer (bounded at 4096); not read"),
+            std::string::npos)
+      << s->notes().at("sampler.gpu.0.errors");
+}
+
+TEST_F(GpuSamplerTest, UtilizationAbove100PercentIsDroppedWithAReason) {
+  UseScenario(R"({"gpus": [{"name": "A", "compute_processes": [{"pid": 6000}, {"pid": 6001}],
+    "process_utilization": [{"pid": 6000, "sm_util_pct": 4294967295},
+                            {"pid": 6001, "sm_util_pct": 100}]}]})");
+  RecordingMeta meta;
+  std::unique_ptr<GpuSampler> s = GpuSampler::Open(Fake(), HostPaths(root_.root()), &meta);
+  ASSERT_NE(s, nullptr);
+  std::vector<GpuSample> a = s->Take(1.0);
+  ASSERT_EQ(a[0].processes.size(), 2u);
+  EXPECT_FALSE(a[0].processes[0].sm_util_pct.has_value());
+  EXPECT_DOUBLE_EQ(*a[0].processes[1].sm_util_pct, 100.0);
+  EXPECT_NE(s->notes()
+                .at("sampler.gpu.0.errors")
+                .find("nvmlDeviceGetProcessUtilization: smUtil 4294967295 % for pid 6000 dropped"),
+            std::string::npos);
 }
 
 }  // namespace
