@@ -303,6 +303,8 @@ struct GpuNicPath {
 struct InfinibandState {
   std::vector<IbDevice> devices;      // by name
   std::vector<GpuNicPath> gpu_paths;  // per NVIDIA GPU function, by address
+};
+
 // Who runs one GPU process (sources/host/gpu_owner): the Slurm job or the Kubernetes pod and
 // container from its cgroup path (SLURM_JOB_ID in its environment as a fallback for Slurm), and
 // its user. An empty string is "not known"; `note` says why when something could not be read.
