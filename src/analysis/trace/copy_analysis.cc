@@ -16,21 +16,6 @@ namespace {
 constexpr CopyKind kDirectionOrder[] = {CopyKind::kHtoD, CopyKind::kDtoH, CopyKind::kDtoD,
                                         CopyKind::kPtoP, CopyKind::kHtoH, CopyKind::kOther};
 
-const char* DirectionName(CopyKind k) {
-  switch (k) {
-    case CopyKind::kHtoD:
-      return "HtoD";
-    case CopyKind::kDtoH:
-      return "DtoH";
-    case CopyKind::kDtoD:
-      return "DtoD";
-    case CopyKind::kPtoP:
-      return "PtoP";
-    case CopyKind::kHtoH:
-      return "HtoH";
-    default:
-      return "other";
-  }
 }
 
 // The merged intervals cut to [lo, hi).
@@ -53,6 +38,23 @@ int DirectionIndex(CopyKind k) {
 }
 
 }  // namespace
+
+const char* DirectionName(CopyKind k) {
+  switch (k) {
+    case CopyKind::kHtoD:
+      return "HtoD";
+    case CopyKind::kDtoH:
+      return "DtoH";
+    case CopyKind::kDtoD:
+      return "DtoD";
+    case CopyKind::kPtoP:
+      return "PtoP";
+    case CopyKind::kHtoH:
+      return "HtoH";
+    default:
+      return "other";
+  }
+}
 
 CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresholds,
                            int64_t span_start_ns, int64_t span_end_ns) {

@@ -9,6 +9,9 @@
 
 namespace gpuvet {
 
+// The report name of a copy direction: "HtoD", "DtoH", "DtoD", "PtoP", "HtoH", else "other".
+const char* DirectionName(CopyKind k);
+
 // Over all memcpy ops and runtime calls of the trace. Directions appear only when they have
 // copies, in the order HtoD, DtoH, DtoD, PtoP, HtoH, other. Syncs list device, stream, event and
 // memcpy (synchronous cudaMemcpy) calls that occurred. A scalar read is a DtoH copy of at most

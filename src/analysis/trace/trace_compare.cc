@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "analysis/trace/analyze.h"
+#include "analysis/trace/copy_analysis.h"
 #include "analysis/trace/kernel_class.h"
 #include "analysis/trace/op_window.h"
 
@@ -82,21 +83,6 @@ struct Side {
   double host_step = 0, step = 0, launches = 0, steps = 0;
 };
 
-const char* CopyName(CopyKind k) {
-  switch (k) {
-    case CopyKind::kHtoD:
-      return "HtoD";
-    case CopyKind::kDtoH:
-      return "DtoH";
-    case CopyKind::kDtoD:
-      return "DtoD";
-    case CopyKind::kPtoP:
-      return "PtoP";
-    case CopyKind::kHtoH:
-      return "HtoH";
-    default:
-      return "other";
-  }
 }
 
 // The steps inside HTA's window: all of them, less the last when there are several step names
@@ -124,7 +110,7 @@ void AddRankOps(const RankTrace& t, const OpWindow& w, double n, Side& s) {
     p.count += 1;
     p.op = i;
     if (op.kind == GpuOpKind::kMemcpy) {
-      CopyAgg& c = s.copies[CopyName(op.copy)];
+      CopyAgg& c = s.copies[DirectionName(op.copy)];
       c.ns += static_cast<double>(op.dur_ns) / n;
       c.bytes += static_cast<double>(op.bytes) / n;
       c.count += 1 / n;
