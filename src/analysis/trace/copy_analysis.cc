@@ -16,8 +16,6 @@ namespace {
 constexpr CopyKind kDirectionOrder[] = {CopyKind::kHtoD, CopyKind::kDtoH, CopyKind::kDtoD,
                                         CopyKind::kPtoP, CopyKind::kHtoH, CopyKind::kOther};
 
-}
-
 // The merged intervals cut to [lo, hi).
 std::vector<Interval> Clip(const std::vector<Interval>& merged, int64_t lo, int64_t hi) {
   std::vector<Interval> out;

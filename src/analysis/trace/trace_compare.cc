@@ -83,8 +83,6 @@ struct Side {
   double host_step = 0, step = 0, launches = 0, steps = 0;
 };
 
-}
-
 // The steps inside HTA's window: all of them, less the last when there are several step names
 // (SelectHtaOps's rule), without building the window.
 size_t StepsInWindow(const RankTrace& t) {
