@@ -31,14 +31,14 @@ std::string Dur(double s) {
 
 std::string Gib(double b) { return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024)); }
 
-AnalyzePhase MakePhase(const RecordingSignals& sig, size_t b, size_t e, const Recording& rec,
+AnalyzePhase MakePhase(const RecordingSignals& sig, size_t b, size_t e, const RecordingMeta& meta,
                        const AnalyzeThresholds& th, bool fallback) {
   AnalyzePhase p;
   const auto& v = sig.samples;
   p.start_s = v[b].t - v[b].dt;
   if (p.start_s < 0) p.start_s = 0;
   p.end_s = v[e - 1].t;
-  p.label = LabelWindow(sig, b, e, rec.meta, th, fallback);
+  p.label = LabelWindow(sig, b, e, meta, th, fallback);
   WindowStats w = StatsOf(sig, b, e, th);
   p.activity_metric = w.gpm ? "sm_active" : "gpu_util";
   p.gpu_activity_pct = std::isfinite(w.activity) ? w.activity : 0;
@@ -49,23 +49,36 @@ AnalyzePhase MakePhase(const RecordingSignals& sig, size_t b, size_t e, const Re
   return p;
 }
 
-void Warnings(const Recording& rec, AnalyzeReport& r) {
-  if (rec.samples.empty()) {
+// Time-order warnings, counted one sample at a time.
+struct TimeOrder {
+  double interval = 1;
+  bool any = false;
+  double prev_t = 0;
+  int backwards = 0, gaps = 0;
+  void Add(double t) {
+    if (any) {
+      double d = t - prev_t;
+      if (d <= 0) ++backwards;
+      if (d > 3 * interval) ++gaps;
+    }
+    any = true;
+    prev_t = t;
+  }
+};
+
+void Warnings(const RecordingMeta& meta, size_t samples, const TimeOrder& order, AnalyzeReport& r) {
+  if (samples == 0) {
     r.warnings.push_back("the recording holds no samples");
     return;
   }
-  int backwards = 0, gaps = 0;
-  double interval = rec.meta.interval_s > 0 ? rec.meta.interval_s : 1;
-  for (size_t i = 1; i < rec.samples.size(); ++i) {
-    double d = rec.samples[i].t - rec.samples[i - 1].t;
-    if (d <= 0) ++backwards;
-    if (d > 3 * interval) ++gaps;
+  if (order.backwards) {
+    r.warnings.push_back(fmt::format("{} sample(s) out of time order", order.backwards));
   }
-  if (backwards) r.warnings.push_back(fmt::format("{} sample(s) out of time order", backwards));
-  if (gaps) {
-    r.warnings.push_back(fmt::format("{} gap(s) longer than 3 intervals between samples", gaps));
+  if (order.gaps) {
+    r.warnings.push_back(
+        fmt::format("{} gap(s) longer than 3 intervals between samples", order.gaps));
   }
-  if (!rec.meta.end_unix_s) {
+  if (!meta.end_unix_s) {
     r.warnings.push_back(
         "the recording has no end time: the recorder was killed or is still running; results "
         "cover the samples written so far");
@@ -198,22 +211,88 @@ std::optional<BottleneckLabel> ThrottleLabel(const std::vector<GpuThrottle>& t, 
 
 }  // namespace
 
-AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& options) {
+struct RecordingAnalysis::State {
+  RecordingMeta meta;
+  AnalyzeOptions options;
+  size_t expected = 0;
+  WorkloadGpuSurvey survey;
+  MemoryGrowthDetector memory;
+  // Built at the first Add, when the survey is complete.
+  std::unique_ptr<SignalSeries> signals;
+  std::unique_ptr<ThrottleSummary> throttle;
+  std::unique_ptr<EnergyAccount> energy;
+  std::vector<int> gpus;
+  TimeOrder order;
+  size_t samples = 0;
+
+  State(const RecordingMeta& m, const AnalyzeOptions& o, size_t n)
+      : meta(m),
+        options(o),
+        expected(n),
+        survey(meta, options.thresholds),
+        memory(meta, options.thresholds) {
+    order.interval = meta.interval_s > 0 ? meta.interval_s : 1;
+  }
+  void Start() {
+    gpus = survey.Result();
+    const AnalyzeThresholds& th = options.thresholds;
+    signals = std::make_unique<SignalSeries>(meta, gpus, th, expected);
+    memory.StartFits(gpus);
+    throttle = std::make_unique<ThrottleSummary>(meta, gpus, th);
+    energy = std::make_unique<EnergyAccount>(meta, gpus, th);
+  }
+};
+
+RecordingAnalysis::RecordingAnalysis(const RecordingMeta& meta, const AnalyzeOptions& options,
+                                     size_t expected_samples)
+    : state_(std::make_unique<State>(meta, options, expected_samples)) {}
+
+RecordingAnalysis::~RecordingAnalysis() = default;
+
+void RecordingAnalysis::Survey(const Sample& s) {
+  state_->survey.Add(s);
+  state_->memory.Survey(s);
+}
+
+void RecordingAnalysis::Add(const Sample& s) {
+  State& st = *state_;
+  if (!st.signals) st.Start();
+  st.signals->Add(s);
+  st.memory.Add(s);
+  st.throttle->Add(s);
+  st.energy->Add(s);
+  st.order.Add(s.t);
+  ++st.samples;
+}
+
+AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& events,
+                                        const std::vector<std::string>& input_warnings) {
+  State& st = *state_;
+  if (!st.signals) st.Start();
+  const AnalyzeOptions& options = st.options;
   const AnalyzeThresholds& th = options.thresholds;
   AnalyzeReport r;
-  const RecordingMeta& m = rec.meta;
+  const RecordingMeta& m = st.meta;
   r.host = m.host;
   r.producer = m.producer;
   r.command = m.command;
   for (const RecordedGpu& g : m.gpus) r.gpu_names.push_back(g.name);
   r.start_unix_s = m.start_unix_s;
   r.interval_s = m.interval_s;
-  r.samples = rec.samples.size();
+  r.samples = st.samples;
   r.exit_code = m.exit_code;
   r.complete = m.end_unix_s.has_value();
-  Warnings(rec, r);
+  r.warnings = input_warnings;
+  Warnings(m, st.samples, st.order, r);
+  (void)events;
 
-  RecordingSignals sig = ComputeSignals(rec, th);
+  RecordingSignals sig = st.signals->Finish();
+  if (sig.step > 1) {
+    r.warnings.push_back(fmt::format(
+        "{} samples analysed at {} samples per step ({:.3g} s): phases, stalls and labels are "
+        "resolved to one step; energy, throttling and memory growth use every sample",
+        st.samples, sig.step, sig.step * (m.interval_s > 0 ? m.interval_s : 1.0)));
+  }
   r.workload_gpus = sig.workload_gpus;
   r.gpm = sig.gpm;
   double total = 0;
@@ -227,7 +306,8 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   }
 
   bool fallback = IsCpuFallback(sig, th);
-  std::vector<std::pair<size_t, size_t>> ranges = SplitPhases(sig.samples, m.interval_s, th);
+  std::vector<std::pair<size_t, size_t>> ranges =
+      SplitPhases(sig.samples, m.interval_s * sig.step, th);
   // Label each range, then merge neighbours with the same label and detail and label the merged
   // range again (its evidence then covers the whole stretch).
   std::vector<std::pair<size_t, size_t>> merged;
@@ -241,7 +321,7 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
       first.push_back(l);
     }
   }
-  for (auto [b, e] : merged) r.phases.push_back(MakePhase(sig, b, e, rec, th, fallback));
+  for (auto [b, e] : merged) r.phases.push_back(MakePhase(sig, b, e, m, th, fallback));
   for (AnalyzePhase& p : r.phases) {
     p.label.share_pct = total > 0 ? 100.0 * p.label.seconds / total : 0;
   }
@@ -249,9 +329,9 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   r.labels = Aggregate(r.phases, total);
   r.periodic = DetectPeriodicStalls(sig, th);
   if (r.periodic) r.labels.push_back(PeriodicLabel(*r.periodic, total, th));
-  r.memory = DetectMemoryGrowth(rec, sig.workload_gpus, th);
+  r.memory = st.memory.Result();
   if (!r.memory.empty()) r.labels.push_back(LeakLabel(r.memory, total, th));
-  r.throttle = SummarizeThrottle(rec, sig.workload_gpus, th);
+  r.throttle = st.throttle->Result();
   bool phase_throttled =
       std::any_of(r.labels.begin(), r.labels.end(),
                   [](const BottleneckLabel& l) { return l.label == Bottleneck::kThrottled; });
@@ -293,7 +373,7 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   if (!v) v = &r.labels.front();
   r.verdict = *v;
 
-  r.energy = ComputeEnergy(rec, sig.workload_gpus, total, th, options.price_per_gpu_hour);
+  r.energy = st.energy->Result(total, options.price_per_gpu_hour);
   if (options.target_gpu) {
     const RecordedGpu* current = nullptr;
     for (const RecordedGpu& g : m.gpus) {
@@ -307,6 +387,13 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
     }
   }
   return r;
+}
+
+AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& options) {
+  RecordingAnalysis a(rec.meta, options, rec.samples.size());
+  for (const Sample& s : rec.samples) a.Survey(s);
+  for (const Sample& s : rec.samples) a.Add(s);
+  return a.Finish(rec.events, {});
 }
 
 LiveVerdict VerdictForWindow(const RecordingMeta& meta, const std::vector<Sample>& recent) {

@@ -3,7 +3,9 @@
 // OOM), and throttling per GPU while busy. Pure functions of the recording and its signals.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/recording/recording_options.h"
@@ -19,12 +21,52 @@ namespace gpuvet {
 std::optional<PeriodicStall> DetectPeriodicStalls(const RecordingSignals& sig,
                                                   const AnalyzeThresholds& th);
 
-// Host RSS per workload process (by pid) and memory used per GPU that grow steadily. Sorted by
-// time to OOM (soonest first), then by slope.
+// Memory growth in two passes over the samples, in memory that follows the number of processes
+// and GPUs, not the length: the first pass (Survey) counts and sums each series, the second
+// (Add) accumulates the least-squares fits about the means of the first, so the fit is the same
+// as over the whole series held at once.
+class MemoryGrowthDetector {
+ public:
+  MemoryGrowthDetector(const RecordingMeta& meta, const AnalyzeThresholds& th);
+  ~MemoryGrowthDetector();
+  void Survey(const Sample& s);
+  // Before the first Add: the GPUs whose memory is judged (the workload's).
+  void StartFits(const std::vector<int>& gpus);
+  void Add(const Sample& s);
+  // Host RSS per workload process (by pid) and memory used per GPU that grow steadily. Sorted by
+  // time to OOM (soonest first), then by slope.
+  std::vector<MemoryGrowth> Result() const;
+
+ private:
+  struct Series;
+  const RecordingMeta& meta_;
+  const AnalyzeThresholds& th_;
+  std::map<int, Series> rss_, gpu_mem_;
+  std::map<int, std::string> comm_;
+  std::vector<int> gpus_;
+  std::optional<double> mem_available_;
+};
+
+// Clock-event reasons while each workload GPU was busy, one sample at a time.
+class ThrottleSummary {
+ public:
+  ThrottleSummary(const RecordingMeta& meta, const std::vector<int>& gpus,
+                  const AnalyzeThresholds& th);
+  void Add(const Sample& s);
+  std::vector<GpuThrottle> Result() const;
+
+ private:
+  const RecordingMeta& meta_;
+  const AnalyzeThresholds& th_;
+  std::map<int, GpuThrottle> by_gpu_;
+  std::map<int, std::pair<double, int>> clock_;  // sum of clock, samples
+};
+
+// MemoryGrowthDetector over a whole recording.
 std::vector<MemoryGrowth> DetectMemoryGrowth(const Recording& rec, const std::vector<int>& gpus,
                                              const AnalyzeThresholds& th);
 
-// Clock-event reasons while each workload GPU was busy.
+// ThrottleSummary over a whole recording.
 std::vector<GpuThrottle> SummarizeThrottle(const Recording& rec, const std::vector<int>& gpus,
                                            const AnalyzeThresholds& th);
 

@@ -21,10 +21,13 @@ extern const char* const kInsertSampleSql;
 extern const char* const kInsertDiskSql;
 extern const char* const kInsertNetSql;
 extern const char* const kInsertProcessSql;
+extern const char* const kInsertEventSql;
 
 extern const char* const kSelectSamplesSql;
 extern const char* const kSelectDisksSql;
 extern const char* const kSelectNetsSql;
 extern const char* const kSelectProcessesSql;
+// Version 2 and later; its one parameter is the most events to read.
+extern const char* const kSelectEventsSql;
 
 }  // namespace gpuvet

@@ -431,11 +431,12 @@ TEST(RecordingStoreTest, RefusesANewerSchemaVersion) {
   auto w = RecordingWriter::Create(path, FullMeta());
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
-  Exec(path, "PRAGMA user_version=2;");
+  const int newer = kRecordingSchemaVersion + 1;
+  Exec(path, ("PRAGMA user_version=" + std::to_string(newer) + ";").c_str());
   auto r = ReadRecording(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
-  EXPECT_NE(r.status().message().find("schema version 2"), std::string::npos)
+  EXPECT_NE(r.status().message().find("schema version " + std::to_string(newer)), std::string::npos)
       << r.status().message();
   EXPECT_NE(r.status().message().find("newer gpuvet"), std::string::npos);
 }
