@@ -51,8 +51,10 @@ enum class Subcase {
   kWriteBurst,          // periodic_stall/write_burst
   kHostRss,             // memory_leak/host_rss
   kGpuMemory,           // memory_leak/gpu_memory
+  kNfsOutage,           // periodic_stall/nfs_outage
+  kKernelEvent,         // periodic_stall/kernel_event
 };
-inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kGpuMemory) + 1;
+inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kKernelEvent) + 1;
 
 // One row of the vocabulary: a label (subcase kNone) or one of its sub-cases.
 struct BottleneckInfo {

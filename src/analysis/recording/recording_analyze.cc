@@ -139,6 +139,18 @@ BottleneckLabel PeriodicLabel(const PeriodicStall& p, double total, const Analyz
       {"disk_write_during_stalls", fmt::format("{:.1f} MB/s", p.write_bytes_per_s_during / 1e6),
        fmt::format(">= {:.1f} x outside ({:.1f} MB/s)", th.write_burst_ratio,
                    p.write_bytes_per_s_outside / 1e6)}};
+  if (!p.cause_kind.empty()) {
+    // The kernel says why the loop waits: that decides, ahead of the disk writes.
+    l.detail = p.cause_kind == "nfs_not_responding" ? Subcase::kNfsOutage : Subcase::kKernelEvent;
+    l.confidence = "high";
+    l.reason += p.cause_stalls == p.count
+                    ? fmt::format(", coinciding with `{}` each time", p.cause_message)
+                    : fmt::format(", coinciding with `{}` in {} of {} stalls", p.cause_message,
+                                  p.cause_stalls, p.count);
+    l.evidence.push_back({"stalls_with_kernel_event",
+                          fmt::format("{} of {} ({})", p.cause_stalls, p.count, p.cause_kind),
+                          ">= half of the stalls, >= 2"});
+  }
   l.decision = std::string(DecisionFor(l.label, l.detail));
   return l;
 }
@@ -207,6 +219,99 @@ std::optional<BottleneckLabel> ThrottleLabel(const std::vector<GpuThrottle>& t, 
   }
   l.decision = std::string(DecisionFor(l.label, l.detail));
   return l;
+}
+
+// Recorder faults as report events, by time.
+std::vector<AnalyzeEvent> Faults(const std::vector<RecordingEvent>& events) {
+  std::vector<AnalyzeEvent> out;
+  for (const RecordingEvent& e : events) {
+    if (!IsRecorderFault(e.kind)) continue;
+    out.push_back({e.t, RecordingEventKindId(e.kind), e.subject, e.message});
+  }
+  return out;
+}
+
+// Kernel events grouped by kind and subject (NFS "OK" lines end outages: not grouped), each
+// placed on the stalls (± slack) and phases it fell in.
+std::vector<KernelEventGroup> GroupKernelEvents(const std::vector<RecordingEvent>& events,
+                                                const std::optional<PeriodicStall>& periodic,
+                                                const std::vector<AnalyzePhase>& phases,
+                                                double slack) {
+  std::vector<KernelEventGroup> out;
+  std::vector<std::vector<char>> in_stall;
+  for (const RecordingEvent& e : events) {
+    if (IsRecorderFault(e.kind) || e.kind == RecordingEventKind::kNfsOk) continue;
+    const std::string kind = RecordingEventKindId(e.kind);
+    size_t g = 0;
+    while (g < out.size() && !(out[g].kind == kind && out[g].subject == e.subject)) ++g;
+    if (g == out.size()) {
+      if (out.size() >= 64) continue;  // a flood of distinct subjects: the first 64 are enough
+      KernelEventGroup k;
+      k.kind = kind;
+      k.subject = e.subject;
+      k.message = e.message;
+      k.first_s = e.t;
+      out.push_back(std::move(k));
+      in_stall.emplace_back(periodic ? periodic->stalls.size() : 0, 0);
+    }
+    KernelEventGroup& k = out[g];
+    ++k.count;
+    k.last_s = e.t;
+    if (periodic) {
+      for (size_t i = 0; i < periodic->stalls.size(); ++i) {
+        const auto& [b, end] = periodic->stalls[i];
+        if (e.t >= b - slack && e.t <= end + slack) in_stall[g][i] = 1;
+      }
+    }
+    for (size_t i = 0; i < phases.size(); ++i) {
+      if (e.t >= phases[i].start_s && e.t <= phases[i].end_s &&
+          std::find(k.phases.begin(), k.phases.end(), static_cast<int>(i)) == k.phases.end()) {
+        k.phases.push_back(static_cast<int>(i));
+      }
+    }
+  }
+  for (size_t g = 0; g < out.size(); ++g) {
+    out[g].stalls_with = static_cast<int>(std::count(in_stall[g].begin(), in_stall[g].end(), 1));
+  }
+  return out;
+}
+
+// The kernel event that explains the periodic stalls: the group inside the most stalls, when
+// that is at least half of them and at least two (NFS first on a tie: it names the server).
+void FindStallCause(const std::vector<KernelEventGroup>& groups, PeriodicStall& p) {
+  const KernelEventGroup* best = nullptr;
+  for (const KernelEventGroup& g : groups) {
+    if (g.stalls_with < 2 || 2 * g.stalls_with < p.count) continue;
+    if (!best || g.stalls_with > best->stalls_with ||
+        (g.stalls_with == best->stalls_with && g.kind == "nfs_not_responding")) {
+      best = &g;
+    }
+  }
+  if (!best) return;
+  p.cause_kind = best->kind;
+  p.cause_message = best->message;
+  p.cause_stalls = best->stalls_with;
+}
+
+// The advice a recorder fault puts before everything else.
+std::string FaultDecision(const std::vector<AnalyzeEvent>& faults) {
+  for (const AnalyzeEvent& f : faults) {
+    if (f.kind == "gpu_lost") {
+      return fmt::format(
+          "First the node: {} was lost at {} s into the run; run `gpuvet check` and drain the "
+          "node if it fails. The figures after that time miss that GPU.",
+          f.subject, static_cast<long>(f.t));
+    }
+  }
+  for (const AnalyzeEvent& f : faults) {
+    if (f.kind == "nvml_hung") {
+      return fmt::format(
+          "First the node: an NVML call hung at {} s into the run (the GPU or its driver stopped "
+          "answering); run `gpuvet check`. GPU figures are missing while it hung.",
+          static_cast<long>(f.t));
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -284,7 +389,6 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   r.complete = m.end_unix_s.has_value();
   r.warnings = input_warnings;
   Warnings(m, st.samples, st.order, r);
-  (void)events;
 
   RecordingSignals sig = st.signals->Finish();
   if (sig.step > 1) {
@@ -300,8 +404,11 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   r.duration_s =
       m.end_unix_s && *m.end_unix_s > m.start_unix_s ? *m.end_unix_s - m.start_unix_s : total;
   if (sig.samples.empty()) {
+    r.faults = Faults(events);
+    r.kernel_events = GroupKernelEvents(events, std::nullopt, {}, 0);
     r.verdict = {
         Bottleneck::kNone, Subcase::kNone, 0, 0, "low", "the recording holds no samples", {}, ""};
+    r.verdict.decision = FaultDecision(r.faults);
     return r;
   }
 
@@ -328,6 +435,10 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
 
   r.labels = Aggregate(r.phases, total);
   r.periodic = DetectPeriodicStalls(sig, th);
+  r.faults = Faults(events);
+  r.kernel_events =
+      GroupKernelEvents(events, r.periodic, r.phases, 2 * (m.interval_s > 0 ? m.interval_s : 1));
+  if (r.periodic) FindStallCause(r.kernel_events, *r.periodic);
   if (r.periodic) r.labels.push_back(PeriodicLabel(*r.periodic, total, th));
   r.memory = st.memory.Result();
   if (!r.memory.empty()) r.labels.push_back(LeakLabel(r.memory, total, th));
@@ -372,6 +483,13 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   }
   if (!v) v = &r.labels.front();
   r.verdict = *v;
+  if (std::string first = FaultDecision(r.faults); !first.empty()) {
+    // Not "nothing to fix": what was measured after the fault is not the job's whole story.
+    r.verdict.confidence = "low";
+    r.verdict.reason += fmt::format(" ({} recorder fault{} during the run: see faults)",
+                                    r.faults.size(), r.faults.size() == 1 ? "" : "s");
+    r.verdict.decision = first + " Then: " + r.verdict.decision;
+  }
 
   r.energy = st.energy->Result(total, options.price_per_gpu_hour);
   if (options.target_gpu) {

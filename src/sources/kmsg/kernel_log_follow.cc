@@ -90,8 +90,7 @@ Result<std::unique_ptr<KernelLogFollower>> KernelLogFollower::Open(const HostPat
   }
   // /dev/kmsg: SEEK_END moves past the last record; a file: to its end.
   lseek(fd, 0, SEEK_END);
-  return std::unique_ptr<KernelLogFollower>(
-      new KernelLogFollower(path, fd, S_ISCHR(st.st_mode)));
+  return std::unique_ptr<KernelLogFollower>(new KernelLogFollower(path, fd, S_ISCHR(st.st_mode)));
 }
 
 KernelLogFollower::KernelLogFollower(std::string path, int fd, bool device)
@@ -109,7 +108,7 @@ std::vector<RecordingEvent> KernelLogFollower::Poll(double t) {
       ssize_t n = read(fd_, buf, sizeof(buf));
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno == EPIPE) continue;  // records overwritten before we read them
-      if (n <= 0) break;                        // EAGAIN: nothing more now
+      if (n <= 0) break;                      // EAGAIN: nothing more now
       text.append(buf, static_cast<size_t>(n));
       if (text.back() != '\n') text += '\n';
     }

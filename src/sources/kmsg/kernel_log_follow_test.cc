@@ -72,8 +72,8 @@ TEST(KernelLogFollowTest, CutAndMutatedLinesNeverCrash) {
     (void)ClassifyFollowedLines(std::string_view(text).substr(0, cut), 0);
   }
   std::mt19937 rng(14);
-  const std::string alphabet = std::string("\n :()[]0123456789,.-", 20) + std::string(1, '\0') +
-                               "\xff\xc3";
+  const std::string alphabet =
+      std::string("\n :()[]0123456789,.-", 20) + std::string(1, '\0') + "\xff\xc3";
   for (int i = 0; i < 500; ++i) {
     std::string m = text;
     for (int k = 0; k < 4; ++k) m[rng() % m.size()] = alphabet[rng() % alphabet.size()];

@@ -5,6 +5,7 @@
 // costs no fsync. `RecordingCursor` reads a file sample by sample in bounded memory.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,10 @@ class RecordingWriter {
   // Rewrites the metadata keys from `meta` (not its GPUs or notes), e.g. the target pid once
   // the workload was started. Errors as Append.
   Status UpdateMeta(const RecordingMeta& meta);
+
+  // Adds or replaces notes (what the sampler learned during the run: a GPU lost, a hung call).
+  // Errors as Append.
+  Status UpdateNotes(const std::map<std::string, std::string>& notes);
 
   // Stores the end time and the workload's exit code (absent stays absent), checkpoints the WAL
   // into the main file and closes it, so the finished recording is one self-contained file.

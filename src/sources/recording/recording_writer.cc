@@ -321,8 +321,9 @@ Status RecordingWriter::AppendEvent(const RecordingEvent& event) {
   const bool own = !in_batch_;
   Status s = Begin();
   Insert& e = statements_->event;
+  const std::string kind = RecordingEventKindId(event.kind);  // bound without a copy: keep it
   if (s.ok()) {
-    e.Real(event.t).Text(RecordingEventKindId(event.kind)).Text(event.subject).Text(event.message);
+    e.Real(event.t).Text(kind).Text(event.subject).Text(event.message);
     if (e.Run() != SQLITE_OK) s = Error("event");
   }
   if (!s.ok()) return Fail(s);
@@ -344,6 +345,20 @@ Status RecordingWriter::UpdateMeta(const RecordingMeta& meta) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     failed_ = s;
   }
+  return s;
+}
+
+Status RecordingWriter::UpdateNotes(const std::map<std::string, std::string>& notes) {
+  if (Status f = Flush(); !f.ok()) return f;
+  if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+  Status s = Exec("BEGIN");
+  for (const auto& [key, value] : notes) {
+    if (s.ok() && statements_->note.Text(key).Text(value).Run() != SQLITE_OK) {
+      s = Error("writing notes");
+    }
+  }
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) return Fail(s);
   return s;
 }
 
