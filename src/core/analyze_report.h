@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/bottleneck.h"
@@ -63,6 +64,13 @@ struct PeriodicStall {
   double write_bytes_per_s_during = 0;
   double write_bytes_per_s_outside = 0;
   bool write_burst = false;
+  // Each stall's [start, end) in seconds since the start.
+  std::vector<std::pair<double, double>> stalls;
+  // The kernel log event that coincides with most stalls (KernelEventGroup::kind/message),
+  // when it coincides with at least half of them (and at least two); "" when none does.
+  std::string cause_kind;     // "nfs_not_responding", "hung_task", "io_error", "xid", …
+  std::string cause_message;  // its first line, "nfs: server fs1 not responding, still trying"
+  int cause_stalls = 0;       // stalls it coincides with
 };
 
 // GPU activity alternating between busy bursts and idle gaps at a short fixed period, found from
@@ -139,6 +147,26 @@ struct EnergySummary {
   std::optional<double> work_per_dollar;
 };
 
+// An event stored in the recording (schema version 2): a fault of the recorder (a GPU lost, an
+// NVML call hung or answering again) or a classified kernel log line.
+struct AnalyzeEvent {
+  double t = 0;         // seconds since the start
+  std::string kind;     // RecordingEventKindId: "gpu_lost", "nvml_hung", "nfs_not_responding" …
+  std::string subject;  // "gpu1", "nvml", "fs1"
+  std::string message;
+};
+
+// The kernel log events of one kind and subject during the run, and where they fell.
+struct KernelEventGroup {
+  std::string kind;
+  std::string subject;
+  std::string message;  // the first one's
+  int count = 0;
+  double first_s = 0, last_s = 0;
+  int stalls_with = 0;      // periodic stalls with one of them inside (± 2 intervals)
+  std::vector<int> phases;  // indexes into AnalyzeReport::phases they fell in
+};
+
 struct AnalyzeReport {
   std::string source;        // the recording path
   std::string generated_at;  // ISO 8601 UTC, from the clock or --now
@@ -156,6 +184,10 @@ struct AnalyzeReport {
   bool complete = true;  // false: the recorder stopped without writing the end
   bool gpm = false;      // SM activity (GPM) was available
   std::vector<std::string> warnings;
+  // Faults of the recorder, by time: reported before everything else, since the figures after a
+  // lost GPU or a hung NVML call miss that GPU (or every GPU).
+  std::vector<AnalyzeEvent> faults;
+  std::vector<KernelEventGroup> kernel_events;  // by first time
 
   std::vector<AnalyzePhase> phases;     // in time order
   std::vector<BottleneckLabel> labels;  // every label found, by share of wall time

@@ -256,6 +256,25 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "Overlap input with compute: more DataLoader workers, `prefetch_factor`, pinned memory and "
      "non-blocking copies, asynchronous reads; record the job with `gpuvet record` to see whether "
      "the CPU, storage or a single thread paces the bursts."},
+    {B::kPeriodicStall, S::kKernelEvent, "periodic_stall/kernel_event", "analyze",
+     "Periodic stalls with a kernel event",
+     "The periodic stalls coincide with a kernel log event recorded during the run (a hung task, "
+     "I/O errors, an Xid): the loop waits on what the kernel reports, not on its own work.",
+     "As periodic_stall, with an event of the same kind and subject in the kernel log within two "
+     "intervals of at least half of the stalls (and at least two).",
+     "Follow the kernel event first: a hung task names the process and the wait (`cat "
+     "/proc/PID/stack`), I/O errors name the device (`smartctl`, `nvme smart-log`, replace it), "
+     "an Xid names the GPU (`gpuvet check`); tuning the job cannot remove these stalls."},
+    {B::kPeriodicStall, S::kNfsOutage, "periodic_stall/nfs_outage", "analyze",
+     "Periodic stalls while NFS does not answer",
+     "The periodic stalls coincide with `nfs: server … not responding` in the kernel log: the job "
+     "blocks on an NFS server that stops answering, typically while it writes or reads "
+     "checkpoints there.",
+     "As periodic_stall, with `nfs: server X not responding` within two intervals of at least "
+     "half of the stalls (and at least two).",
+     "Fix the storage path, not the job: check the NFS server's load and network at those times "
+     "(`nfsstat -c`, `mountstats`, the server's logs), write checkpoints to local disk and copy "
+     "them off asynchronously, or move the job's data to storage that keeps up."},
     {B::kPeriodicStall, S::kWriteBurst, "periodic_stall/write_burst", "analyze",
      "Periodic stalls with disk writes",
      "The periodic stalls coincide with a burst of disk writes: the loop waits for a checkpoint "

@@ -58,8 +58,10 @@ enum class Subcase {
   kSlowGpu,             // gpu_imbalance/slow_gpu
   kHotGpu,              // gpu_imbalance/hot_gpu
   kStraggler,           // gpu_imbalance/straggler
+  kNfsOutage,           // periodic_stall/nfs_outage
+  kKernelEvent,         // periodic_stall/kernel_event
 };
-inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kStraggler) + 1;
+inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kKernelEvent) + 1;
 
 // One row of the vocabulary: a label (subcase kNone) or one of its sub-cases.
 struct BottleneckInfo {

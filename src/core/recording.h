@@ -13,7 +13,8 @@
 
 namespace gpuvet {
 
-inline constexpr int kRecordingSchemaVersion = 1;
+// 1: samples only. 2: adds the `events` table (RecordingEvent). A reader of version 2 reads 1.
+inline constexpr int kRecordingSchemaVersion = 2;
 
 // What a GPU is, read once at the start.
 struct RecordedGpu {
@@ -169,9 +170,42 @@ struct Sample {
   WorkloadSample workload;
 };
 
+// What kind of thing a RecordingEvent is. Kernel log kinds come from the kernel log classifier
+// (sources/kmsg) as `record` followed it; fault kinds from the recorder itself.
+enum class RecordingEventKind {
+  kXid,               // an NVIDIA Xid report
+  kNfsNotResponding,  // "nfs: server X not responding"
+  kNfsOk,             // "nfs: server X OK": the end of an outage
+  kHungTask,          // "task X blocked for more than N seconds"
+  kIoError,           // block, NVMe, md or filesystem I/O error
+  kOomKill,           // the OOM killer
+  kKernelOther,       // another classified kernel signal (AER, crash, lockup …)
+  kGpuLost,           // the sampler lost a GPU (fell off the bus, NVML GPU_IS_LOST)
+  kNvmlHung,          // an NVML call did not answer within its deadline
+  kNvmlRecovered,     // NVML answered again after a hang
+};
+
+// The stable id of `kind` as stored in the file ("xid", "nfs_not_responding", "nfs_ok",
+// "hung_task", "io_error", "oom_kill", "kernel", "gpu_lost", "nvml_hung", "nvml_recovered").
+const char* RecordingEventKindId(RecordingEventKind kind);
+// The kind with that id; nullopt for an id this gpuvet does not know (a newer writer).
+std::optional<RecordingEventKind> FindRecordingEventKind(const std::string& id);
+// True for the faults of the recorder itself (GPU lost, NVML hung or recovered).
+bool IsRecorderFault(RecordingEventKind kind);
+
+// Something that happened during the recording that a sample cannot hold: a classified kernel log
+// line, or a fault of the recorder (schema version 2).
+struct RecordingEvent {
+  double t = 0;  // seconds since RecordingMeta::start_unix_s
+  RecordingEventKind kind = RecordingEventKind::kKernelOther;
+  std::string subject;  // "gpu1", "fs1", "nvme0n1", "pid 4242 (python)"; may be empty
+  std::string message;  // the kernel line's text, or what the recorder saw
+};
+
 struct Recording {
   RecordingMeta meta;
-  std::vector<Sample> samples;  // by time
+  std::vector<Sample> samples;         // by time
+  std::vector<RecordingEvent> events;  // by time; empty in version 1 files
 };
 
 }  // namespace gpuvet

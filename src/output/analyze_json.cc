@@ -49,14 +49,39 @@ json PhaseJson(const AnalyzePhase& p) {
 
 json PeriodicJson(const std::optional<PeriodicStall>& p) {
   if (!p) return nullptr;
-  return {{"period_s", R2(p->period_s)},
-          {"stall_s", R2(p->stall_s)},
-          {"count", p->count},
-          {"first_s", R2(p->first_s)},
-          {"share_pct", R2(p->share_pct)},
-          {"write_bytes_per_s_during", R2(p->write_bytes_per_s_during)},
-          {"write_bytes_per_s_outside", R2(p->write_bytes_per_s_outside)},
-          {"write_burst", p->write_burst}};
+  json j = {{"period_s", R2(p->period_s)},
+            {"stall_s", R2(p->stall_s)},
+            {"count", p->count},
+            {"first_s", R2(p->first_s)},
+            {"share_pct", R2(p->share_pct)},
+            {"write_bytes_per_s_during", R2(p->write_bytes_per_s_during)},
+            {"write_bytes_per_s_outside", R2(p->write_bytes_per_s_outside)},
+            {"write_burst", p->write_burst}};
+  if (!p->cause_kind.empty()) {  // only when the kernel log explains the stalls
+    j["cause"] = {
+        {"kind", p->cause_kind}, {"message", p->cause_message}, {"stalls", p->cause_stalls}};
+  }
+  return j;
+}
+
+// Recorder faults and kernel events: present only when the recording holds events (schema 2).
+json EventsJson(const AnalyzeReport& r) {
+  json faults = json::array(), kernel = json::array();
+  for (const AnalyzeEvent& f : r.faults) {
+    faults.push_back(
+        {{"t", R2(f.t)}, {"kind", f.kind}, {"subject", f.subject}, {"message", f.message}});
+  }
+  for (const KernelEventGroup& k : r.kernel_events) {
+    kernel.push_back({{"kind", k.kind},
+                      {"subject", k.subject},
+                      {"message", k.message},
+                      {"count", k.count},
+                      {"first_s", R2(k.first_s)},
+                      {"last_s", R2(k.last_s)},
+                      {"stalls_with", k.stalls_with},
+                      {"phases", k.phases}});
+  }
+  return {{"faults", faults}, {"kernel_events", kernel}};
 }
 
 json CycleJson(const std::optional<FeedingCycle>& c) {
@@ -178,6 +203,11 @@ std::string RenderAnalyzeJson(const AnalyzeReport& r) {
   j["periodic_stall"] = PeriodicJson(r.periodic);
   j["feeding_cycle"] = CycleJson(r.cycle);
   j["gpu_imbalance"] = ImbalanceJson(r.imbalance);
+  if (!r.faults.empty() || !r.kernel_events.empty()) {
+    json e = EventsJson(r);
+    j["faults"] = e["faults"];
+    j["kernel_events"] = e["kernel_events"];
+  }
   j["memory_growth"] = MemoryJson(r.memory);
   j["throttle"] = ThrottleJson(r.throttle);
   j["energy"] = EnergyJson(r.energy);

@@ -83,6 +83,32 @@ std::string Header(const AnalyzeReport& r) {
   return out;
 }
 
+// Recorder faults, before everything else; then the kernel log events of the run.
+std::string Events(const AnalyzeReport& r) {
+  std::string out;
+  if (!r.faults.empty()) {
+    out += "faults during the recording (figures after them miss what stopped answering)\n";
+    for (const AnalyzeEvent& f : r.faults) {
+      out += fmt::format("  {}  {:<15} {:<6} {}\n", Clock(f.t), f.kind, f.subject, f.message);
+    }
+  }
+  if (!r.kernel_events.empty()) {
+    if (!out.empty()) out += "\n";
+    out += "kernel log during the recording\n";
+    for (const KernelEventGroup& k : r.kernel_events) {
+      out += fmt::format(
+          "  {}-{}  {} x{} {}{}: {}\n", Clock(k.first_s), Clock(k.last_s), k.kind, k.count,
+          k.subject.empty() ? "" : k.subject + " ",
+          k.stalls_with && r.periodic
+              ? fmt::format("(in {} of {} stalls)", k.stalls_with, r.periodic->count)
+              : std::string(
+                    k.phases.empty() ? "" : "(phase " + std::to_string(k.phases.front() + 1) + ")"),
+          k.message);
+    }
+  }
+  return out;
+}
+
 std::string Phases(const AnalyzeReport& r) {
   if (r.phases.empty()) return "";
   std::string out = "phases\n";
@@ -106,6 +132,10 @@ std::string Details(const AnalyzeReport& r) {
         Dur(p.period_s), Dur(p.stall_s), p.count, Clock(p.first_s), p.share_pct,
         p.write_bytes_per_s_during / 1e6, p.write_bytes_per_s_outside / 1e6,
         p.write_burst ? " (write burst)" : "");
+    if (!p.cause_kind.empty()) {
+      out += fmt::format("  coinciding with `{}` in {} of {} stalls\n", p.cause_message,
+                         p.cause_stalls, p.count);
+    }
   }
   if (r.cycle) {
     const FeedingCycle& c = *r.cycle;
@@ -196,6 +226,7 @@ std::string AnalyzeVerdictLine(const AnalyzeReport& r) {
 
 std::string RenderAnalyzeText(const AnalyzeReport& r, bool color) {
   std::string out = Header(r);
+  if (std::string e = Events(r); !e.empty()) out += "\n" + e;
   if (std::string p = Phases(r); !p.empty()) out += "\n" + p;
   if (!r.labels.empty()) {
     out += "\nlabels\n";

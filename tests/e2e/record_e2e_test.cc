@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -305,12 +306,94 @@ TEST(RecordTest, UsageErrors) {
   EXPECT_EQ(RunBinary(Record(rec, {"--interval", "50ms", "--", "true"}), Env()).exit_code, 2);
   EXPECT_EQ(RunBinary(Record(rec, {}), Env()).exit_code, 2);
   EXPECT_EQ(RunBinary(Record(rec, {"--duration", "soon"}), Env()).exit_code, 2);
-  RunResult unwritable =
-      RunBinary(Record("/nonexistent-dir/x.gpuvet", {"--", "/bin/sh", "-c", "echo ran"}), Env());
-  EXPECT_EQ(unwritable.exit_code, 2);
-  EXPECT_EQ(unwritable.out.find("ran"), std::string::npos) << "nothing runs without a file";
+  // Without a workload to wrap, an output that cannot be created is a usage error.
+  EXPECT_EQ(RunBinary(Record("/nonexistent-dir/x.gpuvet", {"--duration", "1s"}), Env()).exit_code,
+            2);
   EXPECT_EQ(RunBinary(Record(rec, {"--", "/nonexistent/command"}), Env()).exit_code, 127);
+  // The file exists now: replacing it needs --force.
+  RunResult again = RunBinary(Record(rec, {"--", "true"}), Env());
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("--force"), std::string::npos) << again.err;
+  EXPECT_EQ(RunBinary(Record(rec, {"--force", "--no-analyze", "--", "true"}), Env()).exit_code, 0);
   EXPECT_EQ(RunBinary(Record(rec, {"--pid", "999999999"}), Env()).exit_code, 2);
+}
+
+TEST(RecordTest, AnOutputThatCannotBeCreatedStillRunsTheWorkload) {
+  RunResult r = RunBinary(
+      Record("/nonexistent-dir/x.gpuvet", {"--", "/bin/sh", "-c", "echo ran; exit 7"}), Env());
+  EXPECT_EQ(r.exit_code, 7) << "the workload's own exit code: " << r.err;
+  EXPECT_NE(r.out.find("ran"), std::string::npos) << "a wrapper never stops the job it wraps";
+  EXPECT_NE(r.err.find("the recording failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent-dir/x.gpuvet"), std::string::npos) << r.err;
+}
+
+TEST(RecordTest, AFullFileSystemAtTheStartStillRunsTheWorkload) {
+  Scratch dir;
+  std::string rec = dir.Path("full.gpuvet");
+  // A file-size limit below one database page makes the recording's first write fail with
+  // EFBIG, as a full disk would, while the short lines on stdout/stderr still fit.
+  pid_t pid = Launch(Record(rec, {"--", "/bin/sh", "-c", "echo ran; exit 5"}), dir.Path("out"),
+                     dir.Path("err"), 2048);
+  EXPECT_EQ(WaitExit(pid), 5) << Slurp(dir.Path("err"));
+  EXPECT_NE(Slurp(dir.Path("out")).find("ran"), std::string::npos);
+  EXPECT_NE(Slurp(dir.Path("err")).find("the recording failed"), std::string::npos)
+      << Slurp(dir.Path("err"));
+}
+
+TEST(RecordTest, RecordingsAreCreatedOwnerOnly) {
+  Scratch dir;
+  std::string rec = dir.Path("mode.gpuvet");
+  ASSERT_EQ(RunBinary(Record(rec, {"--no-analyze", "--", "true"}), Env()).exit_code, 0);
+  struct stat st = {};
+  ASSERT_EQ(stat(rec.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(RecordTest, FollowsTheKernelLogAndStoresItsEvents) {
+  Scratch dir;
+  std::string rec = dir.Path("k.gpuvet"), log = dir.Path("kern.log");
+  { std::ofstream(log) << "[ 1.0] nfs: server before not responding, still trying\n"; }
+  std::string script = "sleep 0.5; echo '[ 2.0] nfs: server fs1 not responding, still trying' >> " +
+                       log + "; sleep 0.6; echo '[ 3.0] nfs: server fs1 OK' >> " + log +
+                       "; sleep 0.5";
+  RunResult r = RunBinary(
+      Record(rec, {"--kernel-log", log, "--no-analyze", "--", "/bin/sh", "-c", script}), Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Query(rec, "SELECT kind || ' ' || subject FROM events ORDER BY t"),
+            (std::vector<std::string>{"nfs_not_responding fs1", "nfs_ok fs1"}))
+      << "only lines logged during the run";
+  auto t = Query(rec, "SELECT t FROM events ORDER BY t");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_GT(std::atof(t[0].c_str()), 0.3);
+  EXPECT_LT(std::atof(t[0].c_str()), 1.5);
+  EXPECT_EQ(Meta(rec, "schema_version"), "2");
+  // A kernel log that cannot be followed when asked for by name is a usage error.
+  EXPECT_EQ(
+      RunBinary(Record(dir.Path("x.gpuvet"), {"--kernel-log", dir.Path("none"), "--", "true"}),
+                Env())
+          .exit_code,
+      2);
+}
+
+TEST(RecordTest, AGpuLostMidRunIsStoredAndReportedFirst) {
+  Scratch dir;
+  std::string rec = dir.Path("lost.gpuvet");
+  RunResult r = RunBinary(Record(rec, {"--interval", "200ms", "--", "/bin/sh", "-c", "sleep 2"}),
+                          {"GPUVET_FAKE_NVML_SCENARIO=" + std::string(GPUVET_SOURCE_DIR) +
+                           "/tests/e2e/record/gpu-lost.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lost = Query(rec, "SELECT subject || ' ' || t FROM events WHERE kind = 'gpu_lost'");
+  ASSERT_EQ(lost.size(), 1u) << r.out << r.err;
+  EXPECT_EQ(lost[0].rfind("gpu1 ", 0), 0u) << lost[0];
+  double t = std::atof(lost[0].substr(5).c_str());
+  EXPECT_GT(t, 0.5);
+  EXPECT_LT(t, 1.9);
+  // The diagnosis printed at the end names the fault before the phases and in the decision.
+  size_t faults = r.out.find("faults during the recording");
+  ASSERT_NE(faults, std::string::npos) << r.out;
+  EXPECT_LT(faults, r.out.find("phases")) << r.out;
+  EXPECT_NE(r.out.find("what to do: First the node: gpu1 was lost"), std::string::npos) << r.out;
 }
 
 TEST(ImportTest, ImportsADmonLogThroughTheBinary) {

@@ -69,6 +69,18 @@ class RecordingBuilder {
     return *this;
   }
 
+  // The next sample as Add would append it, without keeping it: long recordings (benchmarks)
+  // are written one sample at a time.
+  Sample Next(const std::function<void(Sample&, int)>& fill = nullptr) {
+    Add(1, [&](Sample& s, int) {
+      if (fill) fill(s, static_cast<int>(streamed_));
+    });
+    Sample s = std::move(rec_.samples.back());
+    rec_.samples.pop_back();
+    ++streamed_;
+    return s;
+  }
+
   // Marks the recording finished (end time, exit code 0).
   Recording Build() {
     Recording r = rec_;
@@ -84,7 +96,7 @@ class RecordingBuilder {
   Sample Baseline() {
     Sample s;
     double dt = rec_.meta.interval_s;
-    s.t = static_cast<double>(rec_.samples.size() + 1) * dt;
+    s.t = static_cast<double>(rec_.samples.size() + streamed_ + 1) * dt;
     s.unix_time = rec_.meta.start_unix_s + s.t;
     s.interval_s = dt;
     for (const RecordedGpu& rg : rec_.meta.gpus) {
@@ -143,6 +155,7 @@ class RecordingBuilder {
 
   Recording rec_;
   std::vector<double> energy_;
+  size_t streamed_ = 0;  // samples handed out by Next
 };
 
 // Scenario helpers: set every GPU's activity (GPU-Util, and SM activity when `sm` >= 0).

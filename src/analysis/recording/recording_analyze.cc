@@ -32,14 +32,14 @@ std::string Dur(double s) {
 
 std::string Gib(double b) { return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024)); }
 
-AnalyzePhase MakePhase(const RecordingSignals& sig, size_t b, size_t e, const Recording& rec,
+AnalyzePhase MakePhase(const RecordingSignals& sig, size_t b, size_t e, const RecordingMeta& meta,
                        const AnalyzeThresholds& th, bool fallback) {
   AnalyzePhase p;
   const auto& v = sig.samples;
   p.start_s = v[b].t - v[b].dt;
   if (p.start_s < 0) p.start_s = 0;
   p.end_s = v[e - 1].t;
-  p.label = LabelWindow(sig, b, e, rec.meta, th, fallback);
+  p.label = LabelWindow(sig, b, e, meta, th, fallback);
   WindowStats w = StatsOf(sig, b, e, th);
   p.activity_metric = w.gpm ? "sm_active" : "gpu_util";
   p.gpu_activity_pct = std::isfinite(w.activity) ? w.activity : 0;
@@ -50,23 +50,36 @@ AnalyzePhase MakePhase(const RecordingSignals& sig, size_t b, size_t e, const Re
   return p;
 }
 
-void Warnings(const Recording& rec, AnalyzeReport& r) {
-  if (rec.samples.empty()) {
+// Time-order warnings, counted one sample at a time.
+struct TimeOrder {
+  double interval = 1;
+  bool any = false;
+  double prev_t = 0;
+  int backwards = 0, gaps = 0;
+  void Add(double t) {
+    if (any) {
+      double d = t - prev_t;
+      if (d <= 0) ++backwards;
+      if (d > 3 * interval) ++gaps;
+    }
+    any = true;
+    prev_t = t;
+  }
+};
+
+void Warnings(const RecordingMeta& meta, size_t samples, const TimeOrder& order, AnalyzeReport& r) {
+  if (samples == 0) {
     r.warnings.push_back("the recording holds no samples");
     return;
   }
-  int backwards = 0, gaps = 0;
-  double interval = rec.meta.interval_s > 0 ? rec.meta.interval_s : 1;
-  for (size_t i = 1; i < rec.samples.size(); ++i) {
-    double d = rec.samples[i].t - rec.samples[i - 1].t;
-    if (d <= 0) ++backwards;
-    if (d > 3 * interval) ++gaps;
+  if (order.backwards) {
+    r.warnings.push_back(fmt::format("{} sample(s) out of time order", order.backwards));
   }
-  if (backwards) r.warnings.push_back(fmt::format("{} sample(s) out of time order", backwards));
-  if (gaps) {
-    r.warnings.push_back(fmt::format("{} gap(s) longer than 3 intervals between samples", gaps));
+  if (order.gaps) {
+    r.warnings.push_back(
+        fmt::format("{} gap(s) longer than 3 intervals between samples", order.gaps));
   }
-  if (!rec.meta.end_unix_s) {
+  if (!meta.end_unix_s) {
     r.warnings.push_back(
         "the recording has no end time: the recorder was killed or is still running; results "
         "cover the samples written so far");
@@ -127,6 +140,18 @@ BottleneckLabel PeriodicLabel(const PeriodicStall& p, double total, const Analyz
       {"disk_write_during_stalls", fmt::format("{:.1f} MB/s", p.write_bytes_per_s_during / 1e6),
        fmt::format(">= {:.1f} x outside ({:.1f} MB/s)", th.write_burst_ratio,
                    p.write_bytes_per_s_outside / 1e6)}};
+  if (!p.cause_kind.empty()) {
+    // The kernel says why the loop waits: that decides, ahead of the disk writes.
+    l.detail = p.cause_kind == "nfs_not_responding" ? Subcase::kNfsOutage : Subcase::kKernelEvent;
+    l.confidence = "high";
+    l.reason += p.cause_stalls == p.count
+                    ? fmt::format(", coinciding with `{}` each time", p.cause_message)
+                    : fmt::format(", coinciding with `{}` in {} of {} stalls", p.cause_message,
+                                  p.cause_stalls, p.count);
+    l.evidence.push_back({"stalls_with_kernel_event",
+                          fmt::format("{} of {} ({})", p.cause_stalls, p.count, p.cause_kind),
+                          ">= half of the stalls, >= 2"});
+  }
   l.decision = std::string(DecisionFor(l.label, l.detail));
   return l;
 }
@@ -178,7 +203,7 @@ std::string ReasonBits(uint64_t bits) {
 }
 
 // gpu_imbalance/<kind> of the first (most severe) GPU unlike the others.
-BottleneckLabel ImbalanceLabel(const std::vector<GpuImbalance>& v, const Recording& rec,
+BottleneckLabel ImbalanceLabel(const std::vector<GpuImbalance>& v, const RecordingMeta& meta,
                                const AnalyzeThresholds& th) {
   const GpuImbalance& g = v.front();
   BottleneckLabel l;
@@ -186,9 +211,8 @@ BottleneckLabel ImbalanceLabel(const std::vector<GpuImbalance>& v, const Recordi
   l.detail = g.kind;
   l.seconds = g.seconds;
   l.share_pct = g.share_pct;
-  l.confidence =
-      g.seconds >= th.min_samples_for_confidence * rec.meta.interval_s ? "high" : "medium";
-  const size_t n = rec.meta.gpus.size();
+  l.confidence = g.seconds >= th.min_samples_for_confidence * meta.interval_s ? "high" : "medium";
+  const size_t n = meta.gpus.size();
   std::string what;
   switch (g.kind) {
     case Subcase::kIdleGpu:
@@ -299,12 +323,166 @@ std::optional<BottleneckLabel> ThrottleLabel(const std::vector<GpuThrottle>& t, 
   return l;
 }
 
+// Recorder faults as report events, by time.
+std::vector<AnalyzeEvent> Faults(const std::vector<RecordingEvent>& events) {
+  std::vector<AnalyzeEvent> out;
+  for (const RecordingEvent& e : events) {
+    if (!IsRecorderFault(e.kind)) continue;
+    out.push_back({e.t, RecordingEventKindId(e.kind), e.subject, e.message});
+  }
+  return out;
+}
+
+// Kernel events grouped by kind and subject (NFS "OK" lines end outages: not grouped), each
+// placed on the stalls (± slack) and phases it fell in.
+std::vector<KernelEventGroup> GroupKernelEvents(const std::vector<RecordingEvent>& events,
+                                                const std::optional<PeriodicStall>& periodic,
+                                                const std::vector<AnalyzePhase>& phases,
+                                                double slack) {
+  std::vector<KernelEventGroup> out;
+  std::vector<std::vector<char>> in_stall;
+  for (const RecordingEvent& e : events) {
+    if (IsRecorderFault(e.kind) || e.kind == RecordingEventKind::kNfsOk) continue;
+    const std::string kind = RecordingEventKindId(e.kind);
+    size_t g = 0;
+    while (g < out.size() && !(out[g].kind == kind && out[g].subject == e.subject)) ++g;
+    if (g == out.size()) {
+      if (out.size() >= 64) continue;  // a flood of distinct subjects: the first 64 are enough
+      KernelEventGroup k;
+      k.kind = kind;
+      k.subject = e.subject;
+      k.message = e.message;
+      k.first_s = e.t;
+      out.push_back(std::move(k));
+      in_stall.emplace_back(periodic ? periodic->stalls.size() : 0, 0);
+    }
+    KernelEventGroup& k = out[g];
+    ++k.count;
+    k.last_s = e.t;
+    if (periodic) {
+      for (size_t i = 0; i < periodic->stalls.size(); ++i) {
+        const auto& [b, end] = periodic->stalls[i];
+        if (e.t >= b - slack && e.t <= end + slack) in_stall[g][i] = 1;
+      }
+    }
+    for (size_t i = 0; i < phases.size(); ++i) {
+      if (e.t >= phases[i].start_s && e.t <= phases[i].end_s &&
+          std::find(k.phases.begin(), k.phases.end(), static_cast<int>(i)) == k.phases.end()) {
+        k.phases.push_back(static_cast<int>(i));
+      }
+    }
+  }
+  for (size_t g = 0; g < out.size(); ++g) {
+    out[g].stalls_with = static_cast<int>(std::count(in_stall[g].begin(), in_stall[g].end(), 1));
+  }
+  return out;
+}
+
+// The kernel event that explains the periodic stalls: the group inside the most stalls, when
+// that is at least half of them and at least two (NFS first on a tie: it names the server).
+void FindStallCause(const std::vector<KernelEventGroup>& groups, PeriodicStall& p) {
+  const KernelEventGroup* best = nullptr;
+  for (const KernelEventGroup& g : groups) {
+    if (g.stalls_with < 2 || 2 * g.stalls_with < p.count) continue;
+    if (!best || g.stalls_with > best->stalls_with ||
+        (g.stalls_with == best->stalls_with && g.kind == "nfs_not_responding")) {
+      best = &g;
+    }
+  }
+  if (!best) return;
+  p.cause_kind = best->kind;
+  p.cause_message = best->message;
+  p.cause_stalls = best->stalls_with;
+}
+
+// The advice a recorder fault puts before everything else.
+std::string FaultDecision(const std::vector<AnalyzeEvent>& faults) {
+  for (const AnalyzeEvent& f : faults) {
+    if (f.kind == "gpu_lost") {
+      return fmt::format(
+          "First the node: {} was lost at {} s into the run; run `gpuvet check` and drain the "
+          "node if it fails. The figures after that time miss that GPU.",
+          f.subject, static_cast<long>(f.t));
+    }
+  }
+  for (const AnalyzeEvent& f : faults) {
+    if (f.kind == "nvml_hung") {
+      return fmt::format(
+          "First the node: an NVML call hung at {} s into the run (the GPU or its driver stopped "
+          "answering); run `gpuvet check`. GPU figures are missing while it hung.",
+          static_cast<long>(f.t));
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
-AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& options) {
+struct RecordingAnalysis::State {
+  RecordingMeta meta;
+  AnalyzeOptions options;
+  size_t expected = 0;
+  WorkloadGpuSurvey survey;
+  MemoryGrowthDetector memory;
+  // Built at the first Add, when the survey is complete.
+  std::unique_ptr<SignalSeries> signals;
+  std::unique_ptr<ThrottleSummary> throttle;
+  std::unique_ptr<GpuImbalanceDetector> imbalance;
+  std::unique_ptr<EnergyAccount> energy;
+  std::vector<int> gpus;
+  TimeOrder order;
+  size_t samples = 0;
+
+  State(const RecordingMeta& m, const AnalyzeOptions& o, size_t n)
+      : meta(m),
+        options(o),
+        expected(n),
+        survey(meta, options.thresholds),
+        memory(meta, options.thresholds) {
+    order.interval = meta.interval_s > 0 ? meta.interval_s : 1;
+  }
+  void Start() {
+    gpus = survey.Result();
+    const AnalyzeThresholds& th = options.thresholds;
+    signals = std::make_unique<SignalSeries>(meta, gpus, th, expected);
+    memory.StartFits(gpus);
+    throttle = std::make_unique<ThrottleSummary>(meta, gpus, th);
+    imbalance = std::make_unique<GpuImbalanceDetector>(meta, gpus, th);
+    energy = std::make_unique<EnergyAccount>(meta, gpus, th);
+  }
+};
+
+RecordingAnalysis::RecordingAnalysis(const RecordingMeta& meta, const AnalyzeOptions& options,
+                                     size_t expected_samples)
+    : state_(std::make_unique<State>(meta, options, expected_samples)) {}
+
+RecordingAnalysis::~RecordingAnalysis() = default;
+
+void RecordingAnalysis::Survey(const Sample& s) {
+  state_->survey.Add(s);
+  state_->memory.Survey(s);
+}
+
+void RecordingAnalysis::Add(const Sample& s) {
+  State& st = *state_;
+  if (!st.signals) st.Start();
+  st.signals->Add(s);
+  st.memory.Add(s);
+  st.throttle->Add(s);
+  st.imbalance->Add(s);
+  st.energy->Add(s);
+  st.order.Add(s.t);
+  ++st.samples;
+}
+
+AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& events,
+                                        const std::vector<std::string>& input_warnings) {
+  State& st = *state_;
+  if (!st.signals) st.Start();
+  const AnalyzeOptions& options = st.options;
   const AnalyzeThresholds& th = options.thresholds;
   AnalyzeReport r;
-  const RecordingMeta& m = rec.meta;
+  const RecordingMeta& m = st.meta;
   r.host = m.host;
   if (auto it = m.notes.find("owner"); it != m.notes.end()) r.owner = it->second;
   r.producer = m.producer;
@@ -312,12 +490,19 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   for (const RecordedGpu& g : m.gpus) r.gpu_names.push_back(g.name);
   r.start_unix_s = m.start_unix_s;
   r.interval_s = m.interval_s;
-  r.samples = rec.samples.size();
+  r.samples = st.samples;
   r.exit_code = m.exit_code;
   r.complete = m.end_unix_s.has_value();
-  Warnings(rec, r);
+  r.warnings = input_warnings;
+  Warnings(m, st.samples, st.order, r);
 
-  RecordingSignals sig = ComputeSignals(rec, th);
+  RecordingSignals sig = st.signals->Finish();
+  if (sig.step > 1) {
+    r.warnings.push_back(fmt::format(
+        "{} samples analysed at {} samples per step ({:.3g} s): phases, stalls and labels are "
+        "resolved to one step; energy, throttling and memory growth use every sample",
+        st.samples, sig.step, sig.step * (m.interval_s > 0 ? m.interval_s : 1.0)));
+  }
   r.workload_gpus = sig.workload_gpus;
   r.gpm = sig.gpm;
   double total = 0;
@@ -325,13 +510,17 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   r.duration_s =
       m.end_unix_s && *m.end_unix_s > m.start_unix_s ? *m.end_unix_s - m.start_unix_s : total;
   if (sig.samples.empty()) {
+    r.faults = Faults(events);
+    r.kernel_events = GroupKernelEvents(events, std::nullopt, {}, 0);
     r.verdict = {
         Bottleneck::kNone, Subcase::kNone, 0, 0, "low", "the recording holds no samples", {}, ""};
+    r.verdict.decision = FaultDecision(r.faults);
     return r;
   }
 
   bool fallback = IsCpuFallback(sig, th);
-  std::vector<std::pair<size_t, size_t>> ranges = SplitPhases(sig.samples, m.interval_s, th);
+  std::vector<std::pair<size_t, size_t>> ranges =
+      SplitPhases(sig.samples, m.interval_s * sig.step, th);
   // Label each range, then merge neighbours with the same label and detail and label the merged
   // range again (its evidence then covers the whole stretch).
   std::vector<std::pair<size_t, size_t>> merged;
@@ -345,13 +534,17 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
       first.push_back(l);
     }
   }
-  for (auto [b, e] : merged) r.phases.push_back(MakePhase(sig, b, e, rec, th, fallback));
+  for (auto [b, e] : merged) r.phases.push_back(MakePhase(sig, b, e, m, th, fallback));
   for (AnalyzePhase& p : r.phases) {
     p.label.share_pct = total > 0 ? 100.0 * p.label.seconds / total : 0;
   }
 
   r.labels = Aggregate(r.phases, total);
   r.periodic = DetectPeriodicStalls(sig, th);
+  r.faults = Faults(events);
+  r.kernel_events =
+      GroupKernelEvents(events, r.periodic, r.phases, 2 * (m.interval_s > 0 ? m.interval_s : 1));
+  if (r.periodic) FindStallCause(r.kernel_events, *r.periodic);
   if (r.periodic) r.labels.push_back(PeriodicLabel(*r.periodic, total, th));
   if (!r.periodic) r.cycle = DetectFeedingCycle(sig, th);
   if (r.cycle) {
@@ -361,11 +554,11 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
         });
     r.labels.push_back(CycleLabel(*r.cycle, total, host_data, th));
   }
-  r.imbalance = DetectGpuImbalance(rec, sig.workload_gpus, total, th);
-  if (!r.imbalance.empty()) r.labels.push_back(ImbalanceLabel(r.imbalance, rec, th));
-  r.memory = DetectMemoryGrowth(rec, sig.workload_gpus, th);
+  r.imbalance = st.imbalance->Result(total);
+  if (!r.imbalance.empty()) r.labels.push_back(ImbalanceLabel(r.imbalance, m, th));
+  r.memory = st.memory.Result();
   if (!r.memory.empty()) r.labels.push_back(LeakLabel(r.memory, total, th));
-  r.throttle = SummarizeThrottle(rec, sig.workload_gpus, th);
+  r.throttle = st.throttle->Result();
   bool phase_throttled =
       std::any_of(r.labels.begin(), r.labels.end(),
                   [](const BottleneckLabel& l) { return l.label == Bottleneck::kThrottled; });
@@ -411,8 +604,15 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
   }
   if (!v) v = &r.labels.front();
   r.verdict = *v;
+  if (std::string first = FaultDecision(r.faults); !first.empty()) {
+    // Not "nothing to fix": what was measured after the fault is not the job's whole story.
+    r.verdict.confidence = "low";
+    r.verdict.reason += fmt::format(" ({} recorder fault{} during the run: see faults)",
+                                    r.faults.size(), r.faults.size() == 1 ? "" : "s");
+    r.verdict.decision = first + " Then: " + r.verdict.decision;
+  }
 
-  r.energy = ComputeEnergy(rec, sig.workload_gpus, total, th, options.price_per_gpu_hour);
+  r.energy = st.energy->Result(total, options.price_per_gpu_hour);
   if (options.target_gpu) {
     const RecordedGpu* current = nullptr;
     for (const RecordedGpu& g : m.gpus) {
@@ -432,6 +632,13 @@ AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& optio
     }
   }
   return r;
+}
+
+AnalyzeReport AnalyzeRecording(const Recording& rec, const AnalyzeOptions& options) {
+  RecordingAnalysis a(rec.meta, options, rec.samples.size());
+  for (const Sample& s : rec.samples) a.Survey(s);
+  for (const Sample& s : rec.samples) a.Add(s);
+  return a.Finish(rec.events, {});
 }
 
 LiveVerdict VerdictForWindow(const RecordingMeta& meta, const std::vector<Sample>& recent) {

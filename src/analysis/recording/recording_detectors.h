@@ -1,10 +1,13 @@
 // Run-level detectors over the whole timeline: periodic stalls (troughs at a regular period with
 // the disk-write burst that coincides), short feeding cycles (input bursts), memory growth per
-// process and per GPU (slope, fit, time to OOM), and throttling per GPU while busy. Pure functions
-// of the recording and its signals.
+// process and per GPU (slope, fit, time to OOM), GPUs unlike the others, and throttling per GPU
+// while busy. Functions of the signals, or accumulators fed one sample at a time (with wrappers
+// over a whole recording).
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/recording/recording_options.h"
@@ -26,20 +29,79 @@ std::optional<PeriodicStall> DetectPeriodicStalls(const RecordingSignals& sig,
 std::optional<FeedingCycle> DetectFeedingCycle(const RecordingSignals& sig,
                                                const AnalyzeThresholds& th);
 
-// Host RSS per workload process (by pid) and memory used per GPU that grow steadily. Sorted by
-// time to OOM (soonest first), then by slope.
-std::vector<MemoryGrowth> DetectMemoryGrowth(const Recording& rec, const std::vector<int>& gpus,
-                                             const AnalyzeThresholds& th);
+// Memory growth in two passes over the samples, in memory that follows the number of processes
+// and GPUs, not the length: the first pass (Survey) counts and sums each series, the second
+// (Add) accumulates the least-squares fits about the means of the first, so the fit is the same
+// as over the whole series held at once.
+class MemoryGrowthDetector {
+ public:
+  MemoryGrowthDetector(const RecordingMeta& meta, const AnalyzeThresholds& th);
+  ~MemoryGrowthDetector();
+  void Survey(const Sample& s);
+  // Before the first Add: the GPUs whose memory is judged (the workload's).
+  void StartFits(const std::vector<int>& gpus);
+  void Add(const Sample& s);
+  // Host RSS per workload process (by pid) and memory used per GPU that grow steadily. Sorted by
+  // time to OOM (soonest first), then by slope.
+  std::vector<MemoryGrowth> Result() const;
+
+ private:
+  struct Series;
+  const RecordingMeta& meta_;
+  const AnalyzeThresholds& th_;
+  std::map<int, Series> rss_, gpu_mem_;
+  std::map<int, std::string> comm_;
+  std::vector<int> gpus_;
+  std::optional<double> mem_available_;
+};
 
 // Workload GPUs unlike the others (idle_gpu, slow_gpu, straggler, hot_gpu) over the samples where
-// most of them are busy, each against the median of the other GPUs; empty with fewer than three
-// GPUs, when such samples cover less than imbalance_min_share_pct of `total_s`, or when a quarter
-// or more of the GPUs differ (two groups, not one odd GPU). Idle first, then slow, straggler, hot;
-// within a kind the largest deviation first.
+// most of them are busy, each against the median of the other GPUs, one sample at a time (memory
+// follows the number of GPUs, not the length). Result is empty with fewer than three GPUs, when
+// such samples cover less than imbalance_min_share_pct of `total_s`, or when a quarter or more of
+// the GPUs differ (two groups, not one odd GPU). Idle first, then slow, straggler, hot; within a
+// kind the largest deviation first.
+class GpuImbalanceDetector {
+ public:
+  GpuImbalanceDetector(const RecordingMeta& meta, const std::vector<int>& gpus,
+                       const AnalyzeThresholds& th);
+  ~GpuImbalanceDetector();
+  void Add(const Sample& s);
+  std::vector<GpuImbalance> Result(double total_s) const;
+
+ private:
+  struct Acc;
+  const RecordingMeta& meta_;
+  const AnalyzeThresholds& th_;
+  size_t gpus_ = 0;
+  std::map<int, Acc> acc_;
+  double work_s_ = 0;
+};
+
+// GpuImbalanceDetector over a whole recording.
 std::vector<GpuImbalance> DetectGpuImbalance(const Recording& rec, const std::vector<int>& gpus,
                                              double total_s, const AnalyzeThresholds& th);
 
-// Clock-event reasons while each workload GPU was busy.
+// Clock-event reasons while each workload GPU was busy, one sample at a time.
+class ThrottleSummary {
+ public:
+  ThrottleSummary(const RecordingMeta& meta, const std::vector<int>& gpus,
+                  const AnalyzeThresholds& th);
+  void Add(const Sample& s);
+  std::vector<GpuThrottle> Result() const;
+
+ private:
+  const RecordingMeta& meta_;
+  const AnalyzeThresholds& th_;
+  std::map<int, GpuThrottle> by_gpu_;
+  std::map<int, std::pair<double, int>> clock_;  // sum of clock, samples
+};
+
+// MemoryGrowthDetector over a whole recording.
+std::vector<MemoryGrowth> DetectMemoryGrowth(const Recording& rec, const std::vector<int>& gpus,
+                                             const AnalyzeThresholds& th);
+
+// ThrottleSummary over a whole recording.
 std::vector<GpuThrottle> SummarizeThrottle(const Recording& rec, const std::vector<int>& gpus,
                                            const AnalyzeThresholds& th);
 

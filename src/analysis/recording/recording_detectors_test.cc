@@ -195,3 +195,77 @@ TEST(EnergyTest, WorkCounterThatRestarts) {
 
 }  // namespace
 }  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+// 45 s stalls every 10 minutes without disk writes, with `nfs: server fs1 not responding` logged
+// at the start of each (and OK at its end): the stalls are the NFS server, and the decision says
+// so; a recorder fault comes before everything.
+Recording NfsStalls(bool every_stall) {
+  test::RecordingBuilder b;
+  b.Add(3600, [](Sample& s, int i) {
+    if (i % 600 >= 300 && i % 600 < 345) test::SetGpus(s, 2);
+  });
+  Recording rec = b.Build();
+  for (int k = 0; k < 6; ++k) {
+    if (!every_stall && k % 2) continue;
+    rec.events.push_back({300.0 + 600 * k + 2, RecordingEventKind::kNfsNotResponding, "fs1",
+                          "nfs: server fs1 not responding, still trying"});
+    rec.events.push_back(
+        {345.0 + 600 * k, RecordingEventKind::kNfsOk, "fs1", "nfs: server fs1 OK"});
+  }
+  return rec;
+}
+
+TEST(KernelEventsTest, NfsOutagesDuringEachStallNameTheCause) {
+  AnalyzeReport r = AnalyzeRecording(NfsStalls(true), AnalyzeOptions());
+  ASSERT_TRUE(r.periodic.has_value());
+  EXPECT_EQ(r.periodic->cause_kind, "nfs_not_responding");
+  EXPECT_EQ(r.periodic->cause_stalls, 6);
+  EXPECT_EQ(r.verdict.label, Bottleneck::kPeriodicStall);
+  EXPECT_EQ(r.verdict.detail, Subcase::kNfsOutage);
+  EXPECT_NE(r.verdict.reason.find(
+                "coinciding with `nfs: server fs1 not responding, still trying` each time"),
+            std::string::npos)
+      << r.verdict.reason;
+  EXPECT_EQ(r.verdict.decision, DecisionFor(Bottleneck::kPeriodicStall, Subcase::kNfsOutage));
+  ASSERT_EQ(r.kernel_events.size(), 1u);  // OK lines end outages; they are not events
+  EXPECT_EQ(r.kernel_events[0].count, 6);
+  EXPECT_EQ(r.kernel_events[0].stalls_with, 6);
+  EXPECT_TRUE(r.faults.empty());
+}
+
+TEST(KernelEventsTest, OutagesInHalfTheStallsStillNameItWithTheCount) {
+  AnalyzeReport r = AnalyzeRecording(NfsStalls(false), AnalyzeOptions());
+  ASSERT_TRUE(r.periodic.has_value());
+  EXPECT_EQ(r.periodic->cause_stalls, 3);
+  EXPECT_NE(r.verdict.reason.find("in 3 of 6 stalls"), std::string::npos) << r.verdict.reason;
+}
+
+TEST(KernelEventsTest, AnEventOutsideTheStallsIsNoCause) {
+  Recording rec = NfsStalls(true);
+  for (RecordingEvent& e : rec.events) e.t += 120;  // two minutes after each stall
+  AnalyzeReport r = AnalyzeRecording(rec, AnalyzeOptions());
+  ASSERT_TRUE(r.periodic.has_value());
+  EXPECT_TRUE(r.periodic->cause_kind.empty());
+  EXPECT_EQ(r.verdict.detail, Subcase::kNone);
+}
+
+TEST(KernelEventsTest, ALostGpuComesFirstAndIsNeverNothingToFix) {
+  test::RecordingBuilder b;
+  b.Add(600, [](Sample& s, int) { test::SetGpus(s, 95); });
+  Recording rec = b.Build();
+  rec.events.push_back({120, RecordingEventKind::kGpuLost, "gpu0",
+                        "lost: nvmlDeviceGetUtilizationRates answered GPU_IS_LOST"});
+  AnalyzeReport r = AnalyzeRecording(rec, AnalyzeOptions());
+  ASSERT_EQ(r.faults.size(), 1u);
+  EXPECT_EQ(r.faults[0].kind, "gpu_lost");
+  EXPECT_EQ(r.faults[0].t, 120);
+  EXPECT_EQ(r.verdict.confidence, "low");
+  EXPECT_EQ(r.verdict.decision.rfind("First the node: gpu0 was lost at 120 s", 0), 0u)
+      << r.verdict.decision;
+}
+
+}  // namespace
+}  // namespace gpuvet

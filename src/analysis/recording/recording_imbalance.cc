@@ -32,7 +32,9 @@ double ActivityOf(const GpuSample& g) {
   return std::nan("");
 }
 
-struct Acc {
+}  // namespace
+
+struct GpuImbalanceDetector::Acc {
   double act = 0, act_n = 0;      // over work samples
   double clock = 0, clock_n = 0;  // while this GPU is busy
   double temp = 0, temp_n = 0;
@@ -41,42 +43,51 @@ struct Acc {
   double Mean(double sum, double n) const { return n > 0 ? sum / n : std::nan(""); }
 };
 
-}  // namespace
+GpuImbalanceDetector::GpuImbalanceDetector(const RecordingMeta& meta, const std::vector<int>& gpus,
+                                           const AnalyzeThresholds& th)
+    : meta_(meta), th_(th), gpus_(gpus.size()) {
+  if (gpus_ < 3) return;
+  for (int g : gpus) acc_[g];
+}
 
-std::vector<GpuImbalance> DetectGpuImbalance(const Recording& rec, const std::vector<int>& gpus,
-                                             double total_s, const AnalyzeThresholds& th) {
-  std::vector<GpuImbalance> out;
-  if (gpus.size() < 3) return out;
-  std::map<int, Acc> acc;
-  for (int g : gpus) acc[g];
-  double work_s = 0;
-  for (const Sample& s : rec.samples) {
-    std::map<int, const GpuSample*> by;
-    for (const GpuSample& g : s.gpus) {
-      if (acc.count(g.gpu)) by[g.gpu] = &g;
-    }
-    int busy = 0, known = 0;
-    for (auto& [g, p] : by) {
-      double a = ActivityOf(*p);
-      if (std::isfinite(a)) ++known, busy += a >= th.gpu_starved_pct;
-    }
-    if (known < static_cast<int>(gpus.size()) || 2 * busy <= known) continue;  // most must work
-    const double dt = s.interval_s > 0 ? s.interval_s : rec.meta.interval_s;
-    work_s += dt;
-    for (auto& [g, p] : by) {
-      Acc& a = acc[g];
-      double act = ActivityOf(*p);
-      a.act += act, a.act_n += 1;
-      if (act < th.gpu_starved_pct) continue;
-      a.busy_s += dt;
-      if (p->sm_clock_mhz) a.clock += *p->sm_clock_mhz, a.clock_n += 1;
-      if (p->temperature_c) a.temp += *p->temperature_c, a.temp_n += 1;
-      if (p->clock_event_reasons && (*p->clock_event_reasons & kSlowdownBits)) {
-        a.slow_s += dt;
-        a.reasons[*p->clock_event_reasons & kSlowdownBits] += dt;
-      }
+GpuImbalanceDetector::~GpuImbalanceDetector() = default;
+
+void GpuImbalanceDetector::Add(const Sample& s) {
+  if (gpus_ < 3) return;
+  const AnalyzeThresholds& th = th_;
+  std::map<int, const GpuSample*> by;
+  for (const GpuSample& g : s.gpus) {
+    if (acc_.count(g.gpu)) by[g.gpu] = &g;
+  }
+  int busy = 0, known = 0;
+  for (auto& [g, p] : by) {
+    double a = ActivityOf(*p);
+    if (std::isfinite(a)) ++known, busy += a >= th.gpu_starved_pct;
+  }
+  if (known < static_cast<int>(gpus_) || 2 * busy <= known) return;  // most must work
+  const double dt = s.interval_s > 0 ? s.interval_s : meta_.interval_s;
+  work_s_ += dt;
+  for (auto& [g, p] : by) {
+    Acc& a = acc_[g];
+    double act = ActivityOf(*p);
+    a.act += act, a.act_n += 1;
+    if (act < th.gpu_starved_pct) continue;
+    a.busy_s += dt;
+    if (p->sm_clock_mhz) a.clock += *p->sm_clock_mhz, a.clock_n += 1;
+    if (p->temperature_c) a.temp += *p->temperature_c, a.temp_n += 1;
+    if (p->clock_event_reasons && (*p->clock_event_reasons & kSlowdownBits)) {
+      a.slow_s += dt;
+      a.reasons[*p->clock_event_reasons & kSlowdownBits] += dt;
     }
   }
+}
+
+std::vector<GpuImbalance> GpuImbalanceDetector::Result(double total_s) const {
+  std::vector<GpuImbalance> out;
+  if (gpus_ < 3) return out;
+  const AnalyzeThresholds& th = th_;
+  const std::map<int, Acc>& acc = acc_;
+  const double work_s = work_s_;
   if (work_s <= 0 || total_s <= 0 || 100.0 * work_s / total_s < th.imbalance_min_share_pct) {
     return out;
   }
@@ -134,7 +145,7 @@ std::vector<GpuImbalance> DetectGpuImbalance(const Recording& rec, const std::ve
   }
   // One GPU (or a few) among many: when a quarter or more of the GPUs differ, the node runs two
   // kinds of work, not one odd GPU.
-  if (out.size() * 4 > gpus.size() && out.size() > 1) return {};
+  if (out.size() * 4 > gpus_ && out.size() > 1) return {};
   auto deviation = [](const GpuImbalance& x) {
     return x.others_median != 0 ? std::fabs(x.value - x.others_median) / std::fabs(x.others_median)
                                 : std::fabs(x.value);
@@ -150,6 +161,13 @@ std::vector<GpuImbalance> DetectGpuImbalance(const Recording& rec, const std::ve
     return deviation(l) > deviation(r);
   });
   return out;
+}
+
+std::vector<GpuImbalance> DetectGpuImbalance(const Recording& rec, const std::vector<int>& gpus,
+                                             double total_s, const AnalyzeThresholds& th) {
+  GpuImbalanceDetector d(rec.meta, gpus, th);
+  for (const Sample& s : rec.samples) d.Add(s);
+  return d.Result(total_s);
 }
 
 }  // namespace gpuvet

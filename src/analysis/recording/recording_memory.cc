@@ -13,52 +13,93 @@ namespace gpuvet {
 
 namespace {
 
-struct Series {
-  std::vector<double> t, y;
-};
-
+// Least squares over a series seen twice: means from the first pass, centred sums in the second
+// (the same arithmetic, in the same order, as over vectors held at once).
 struct Fit {
   double slope = 0, intercept = 0, r2 = 0;
 };
 
-Fit LeastSquares(const std::vector<double>& x, const std::vector<double>& y, size_t begin,
-                 size_t end) {
-  Fit f;
-  double n = static_cast<double>(end - begin);
-  if (n < 2) return f;
-  double mx = 0, my = 0;
-  for (size_t i = begin; i < end; ++i) mx += x[i], my += y[i];
-  mx /= n, my /= n;
-  double sxx = 0, sxy = 0, syy = 0;
-  for (size_t i = begin; i < end; ++i) {
-    double dx = x[i] - mx, dy = y[i] - my;
-    sxx += dx * dx, sxy += dx * dy, syy += dy * dy;
+// Welford's running means and co-moments: the fit of the last third, whose start is known only
+// from the first pass's count.
+struct Running {
+  double n = 0, mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+  void Add(double x, double y) {
+    n += 1;
+    double dx = x - mx;
+    mx += dx / n;
+    double dy = y - my;
+    my += dy / n;
+    sxx += dx * (x - mx);
+    sxy += dx * (y - my);
+    syy += dy * (y - my);
   }
-  if (sxx <= 0) return f;
-  f.slope = sxy / sxx;
-  f.intercept = my - f.slope * mx;
-  f.r2 = syy > 0 ? (sxy * sxy) / (sxx * syy) : 0;
-  return f;
-}
+  Fit Get() const {
+    Fit f;
+    if (n < 2 || sxx <= 0) return f;
+    f.slope = sxy / sxx;
+    f.intercept = my - f.slope * mx;
+    f.r2 = syy > 0 ? (sxy * sxy) / (sxx * syy) : 0;
+    return f;
+  }
+};
 
 std::string Gib(double b) { return fmt::format("{:.1f} GiB", b / (1024.0 * 1024 * 1024)); }
 
+}  // namespace
+
+struct MemoryGrowthDetector::Series {
+  // First pass.
+  size_t n = 0;
+  double sum_t = 0, sum_y = 0;
+  // Second pass.
+  size_t seen = 0;
+  double mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+  double t_front = 0, t_back = 0, y_front = 0, y_back = 0;
+  Running last;
+
+  void Count(double t, double y) { ++n, sum_t += t, sum_y += y; }
+  void Start() {
+    mx = n ? sum_t / static_cast<double>(n) : 0;
+    my = n ? sum_y / static_cast<double>(n) : 0;
+  }
+  void Add(double t, double y) {
+    if (seen >= n) return;  // more than the first pass saw (never for one snapshot)
+    if (seen == 0) t_front = t, y_front = y;
+    t_back = t, y_back = y;
+    double dx = t - mx, dy = y - my;
+    sxx += dx * dx, sxy += dx * dy, syy += dy * dy;
+    if (seen >= n - n / 3) last.Add(t, y);
+    ++seen;
+  }
+  Fit All() const {
+    Fit f;
+    if (seen < 2 || sxx <= 0) return f;
+    f.slope = sxy / sxx;
+    f.intercept = my - f.slope * mx;
+    f.r2 = syy > 0 ? (sxy * sxy) / (sxx * syy) : 0;
+    return f;
+  }
+};
+
+namespace {
+
 // A growth entry when the series grows steadily, else nullopt.
-std::optional<MemoryGrowth> Judge(const Series& s, const AnalyzeThresholds& th) {
-  size_t n = s.t.size();
-  if (n < 10 || s.t.back() - s.t.front() < th.leak_min_s) return std::nullopt;
-  Fit all = LeastSquares(s.t, s.y, 0, n);
-  Fit last = LeastSquares(s.t, s.y, n - n / 3, n);
-  double start = all.intercept + all.slope * s.t.front();
-  double end = all.intercept + all.slope * s.t.back();
+template <typename S>
+std::optional<MemoryGrowth> Judge(const S& s, const AnalyzeThresholds& th) {
+  size_t n = s.seen;
+  if (n < 10 || s.t_back - s.t_front < th.leak_min_s) return std::nullopt;
+  Fit all = s.All();
+  Fit last = s.last.Get();
+  double start = all.intercept + all.slope * s.t_front;
+  double end = all.intercept + all.slope * s.t_back;
   double growth = end - start;
   if (all.slope <= 0 || all.r2 < th.leak_r2 || growth < th.leak_min_bytes ||
       growth < std::max(start, 1.0) * th.leak_growth_pct / 100.0 || last.slope < 0.5 * all.slope) {
     return std::nullopt;
   }
   MemoryGrowth g;
-  g.start_bytes = s.y.front();
-  g.end_bytes = s.y.back();
+  g.start_bytes = s.y_front;
+  g.end_bytes = s.y_back;
   g.slope_bytes_per_s = all.slope;
   g.r2 = all.r2;
   return g;
@@ -66,34 +107,60 @@ std::optional<MemoryGrowth> Judge(const Series& s, const AnalyzeThresholds& th) 
 
 }  // namespace
 
-std::vector<MemoryGrowth> DetectMemoryGrowth(const Recording& rec, const std::vector<int>& gpus,
-                                             const AnalyzeThresholds& th) {
-  std::map<int, Series> rss;
-  std::map<int, std::string> comm;
-  std::map<int, Series> gpu_mem;
-  std::optional<double> mem_available;
-  for (const Sample& s : rec.samples) {
-    for (const ProcessSample& p : s.processes) {
-      if (!p.rss_bytes) continue;
-      Series& x = rss[p.pid];
-      x.t.push_back(s.t);
-      x.y.push_back(static_cast<double>(*p.rss_bytes));
-      comm[p.pid] = p.comm;
-    }
-    for (const GpuSample& g : s.gpus) {
-      if (!g.memory_used_bytes || !std::count(gpus.begin(), gpus.end(), g.gpu)) continue;
-      Series& x = gpu_mem[g.gpu];
-      x.t.push_back(s.t);
-      x.y.push_back(static_cast<double>(*g.memory_used_bytes));
-    }
-    if (s.host.mem_available_bytes)
-      mem_available = static_cast<double>(*s.host.mem_available_bytes);
+MemoryGrowthDetector::MemoryGrowthDetector(const RecordingMeta& meta, const AnalyzeThresholds& th)
+    : meta_(meta), th_(th) {}
+
+MemoryGrowthDetector::~MemoryGrowthDetector() = default;
+
+void MemoryGrowthDetector::Survey(const Sample& s) {
+  for (const ProcessSample& p : s.processes) {
+    if (p.rss_bytes) rss_[p.pid].Count(s.t, static_cast<double>(*p.rss_bytes));
   }
+  for (const GpuSample& g : s.gpus) {
+    if (g.memory_used_bytes) gpu_mem_[g.gpu].Count(s.t, static_cast<double>(*g.memory_used_bytes));
+  }
+}
+
+void MemoryGrowthDetector::StartFits(const std::vector<int>& gpus) {
+  gpus_ = gpus;
+  for (auto& [pid, series] : rss_) series.Start();
+  for (auto it = gpu_mem_.begin(); it != gpu_mem_.end();) {
+    if (!std::count(gpus_.begin(), gpus_.end(), it->first)) {
+      it = gpu_mem_.erase(it);
+    } else {
+      it->second.Start();
+      ++it;
+    }
+  }
+}
+
+void MemoryGrowthDetector::Add(const Sample& s) {
+  for (const ProcessSample& p : s.processes) {
+    if (!p.rss_bytes) continue;
+    auto it = rss_.find(p.pid);
+    if (it == rss_.end()) continue;
+    it->second.Add(s.t, static_cast<double>(*p.rss_bytes));
+    if (it->second.n >= 10) comm_[p.pid] = p.comm;  // shorter series are never judged
+  }
+  for (const GpuSample& g : s.gpus) {
+    if (!g.memory_used_bytes) continue;
+    auto it = gpu_mem_.find(g.gpu);
+    if (it != gpu_mem_.end()) it->second.Add(s.t, static_cast<double>(*g.memory_used_bytes));
+  }
+  if (s.host.mem_available_bytes) {
+    mem_available_ = static_cast<double>(*s.host.mem_available_bytes);
+  }
+}
+
+std::vector<MemoryGrowth> MemoryGrowthDetector::Result() const {
+  const AnalyzeThresholds& th = th_;
+  const std::optional<double>& mem_available = mem_available_;
   std::vector<MemoryGrowth> out;
-  for (const auto& [pid, series] : rss) {
+  for (const auto& [pid, series] : rss_) {
     std::optional<MemoryGrowth> g = Judge(series, th);
     if (!g) continue;
-    g->subject = fmt::format("pid {} ({})", pid, comm[pid]);
+    auto c = comm_.find(pid);
+    g->subject = fmt::format("pid {} ({})", pid, c != comm_.end() ? c->second : "");
     g->kind = "host_rss";
     if (mem_available) {
       g->time_to_oom_s = *mem_available / g->slope_bytes_per_s;
@@ -101,12 +168,12 @@ std::vector<MemoryGrowth> DetectMemoryGrowth(const Recording& rec, const std::ve
     }
     out.push_back(std::move(*g));
   }
-  for (const auto& [gpu, series] : gpu_mem) {
+  for (const auto& [gpu, series] : gpu_mem_) {
     std::optional<MemoryGrowth> g = Judge(series, th);
     if (!g) continue;
     g->subject = fmt::format("gpu{}", gpu);
     g->kind = "gpu_memory";
-    for (const RecordedGpu& rg : rec.meta.gpus) {
+    for (const RecordedGpu& rg : meta_.gpus) {
       if (rg.index != gpu || !rg.memory_total_bytes) continue;
       double total = static_cast<double>(*rg.memory_total_bytes);
       g->time_to_oom_s = std::max(0.0, total - g->end_bytes) / g->slope_bytes_per_s;
@@ -123,50 +190,69 @@ std::vector<MemoryGrowth> DetectMemoryGrowth(const Recording& rec, const std::ve
   return out;
 }
 
-std::vector<GpuThrottle> SummarizeThrottle(const Recording& rec, const std::vector<int>& gpus,
-                                           const AnalyzeThresholds& th) {
-  std::map<int, GpuThrottle> by_gpu;
-  std::map<int, std::pair<double, int>> clock;  // sum of clock, samples
+std::vector<MemoryGrowth> DetectMemoryGrowth(const Recording& rec, const std::vector<int>& gpus,
+                                             const AnalyzeThresholds& th) {
+  MemoryGrowthDetector d(rec.meta, th);
+  for (const Sample& s : rec.samples) d.Survey(s);
+  d.StartFits(gpus);
+  for (const Sample& s : rec.samples) d.Add(s);
+  return d.Result();
+}
+
+ThrottleSummary::ThrottleSummary(const RecordingMeta& meta, const std::vector<int>& gpus,
+                                 const AnalyzeThresholds& th)
+    : meta_(meta), th_(th) {
+  for (int g : gpus) by_gpu_[g].gpu = g;
+}
+
+void ThrottleSummary::Add(const Sample& s) {
+  double dt = s.interval_s > 0 ? s.interval_s : meta_.interval_s;
+  for (const GpuSample& g : s.gpus) {
+    auto it = by_gpu_.find(g.gpu);
+    if (it == by_gpu_.end()) continue;
+    double act = g.sm_active_pct ? *g.sm_active_pct : g.util_pct.value_or(0);
+    if (act <= th_.gpu_idle_pct) continue;
+    GpuThrottle& t = it->second;
+    t.busy_s += dt;
+    uint64_t r = g.clock_event_reasons.value_or(0);
+    if (r & clock_reason::kSwPowerCap) t.power_cap_pct += dt;
+    if (r & (clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown)) {
+      t.thermal_pct += dt;
+    }
+    if (r & (clock_reason::kHwSlowdown | clock_reason::kHwPowerBrakeSlowdown)) {
+      t.hw_slowdown_pct += dt;
+    }
+    if (g.sm_clock_mhz) clock_[g.gpu].first += *g.sm_clock_mhz, ++clock_[g.gpu].second;
+  }
+}
+
+std::vector<GpuThrottle> ThrottleSummary::Result() const {
   std::map<int, double> max_clock;
-  for (const RecordedGpu& g : rec.meta.gpus) {
+  for (const RecordedGpu& g : meta_.gpus) {
     if (g.sm_clock_max_mhz) max_clock[g.index] = *g.sm_clock_max_mhz;
   }
-  for (int g : gpus) by_gpu[g].gpu = g;
-  for (const Sample& s : rec.samples) {
-    double dt = s.interval_s > 0 ? s.interval_s : rec.meta.interval_s;
-    for (const GpuSample& g : s.gpus) {
-      auto it = by_gpu.find(g.gpu);
-      if (it == by_gpu.end()) continue;
-      double act = g.sm_active_pct ? *g.sm_active_pct : g.util_pct.value_or(0);
-      if (act <= th.gpu_idle_pct) continue;
-      GpuThrottle& t = it->second;
-      t.busy_s += dt;
-      uint64_t r = g.clock_event_reasons.value_or(0);
-      if (r & clock_reason::kSwPowerCap) t.power_cap_pct += dt;
-      if (r & (clock_reason::kSwThermalSlowdown | clock_reason::kHwThermalSlowdown)) {
-        t.thermal_pct += dt;
-      }
-      if (r & (clock_reason::kHwSlowdown | clock_reason::kHwPowerBrakeSlowdown)) {
-        t.hw_slowdown_pct += dt;
-      }
-      if (g.sm_clock_mhz) clock[g.gpu].first += *g.sm_clock_mhz, ++clock[g.gpu].second;
-    }
-  }
   std::vector<GpuThrottle> out;
-  for (auto& [gpu, t] : by_gpu) {
+  for (auto [gpu, t] : by_gpu_) {
     if (t.busy_s > 0) {
       t.power_cap_pct = 100.0 * t.power_cap_pct / t.busy_s;
       t.thermal_pct = 100.0 * t.thermal_pct / t.busy_s;
       t.hw_slowdown_pct = 100.0 * t.hw_slowdown_pct / t.busy_s;
     }
-    auto c = clock.find(gpu);
+    auto c = clock_.find(gpu);
     auto m = max_clock.find(gpu);
-    if (c != clock.end() && c->second.second > 0 && m != max_clock.end() && m->second > 0) {
+    if (c != clock_.end() && c->second.second > 0 && m != max_clock.end() && m->second > 0) {
       t.clock_loss_pct = 100.0 * (1.0 - c->second.first / c->second.second / m->second);
     }
     out.push_back(t);
   }
   return out;
+}
+
+std::vector<GpuThrottle> SummarizeThrottle(const Recording& rec, const std::vector<int>& gpus,
+                                           const AnalyzeThresholds& th) {
+  ThrottleSummary t(rec.meta, gpus, th);
+  for (const Sample& s : rec.samples) t.Add(s);
+  return t.Result();
 }
 
 }  // namespace gpuvet

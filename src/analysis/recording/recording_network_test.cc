@@ -5,6 +5,7 @@
 // congestion labelled comm_bound/network with the port and its rate.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "analysis/recording/recording_analyze.h"
@@ -280,6 +281,39 @@ TEST(NetworkBoundTest, CongestionAloneAndNearMisses) {
     for (IbPortSample& p : s.host.ib_ports) p.active = false;
   }
   EXPECT_NE(AnalyzeRecording(down, AnalyzeOptions{}).verdict.label, Bottleneck::kCommBound);
+}
+
+// Above kMaxSignalRows, rows merge `step` samples: the RDMA link share and congestion are
+// dt-weighted means of the known values and the row names the port of its busiest sample.
+TEST(NetworkBoundTest, MergedSignalRowsKeepTheBusiestPort) {
+  RecordingBuilder b(1, "NVIDIA A100-PCIE-40GB");
+  b.Add(4, [](Sample& s, int i) {
+    SetGpus(s, 50);
+    IbPortSample a{"mlx5_0/1", "InfiniBand", 200, true, 0, 0, std::nullopt, std::nullopt, 0};
+    IbPortSample c{"mlx5_1/1", "Ethernet", 100, true, 0, 0, std::nullopt, std::nullopt, 0};
+    // Row 0: port a at 40 % then port c at 80 %; row 1: port a at 20 %, then no ports at all.
+    if (i == 0) a.rx_bytes_per_s = 0.4 * 200e9 / 8, a.cnp_per_s = 10;
+    if (i == 1) c.tx_bytes_per_s = 0.8 * 100e9 / 8, c.cnp_per_s = 30;
+    if (i == 2) a.rx_bytes_per_s = 0.2 * 200e9 / 8;
+    if (i == 0 || i == 2) s.host.ib_ports = {a};
+    if (i == 1) s.host.ib_ports = {c};
+  });
+  Recording rec = b.Build();
+  AnalyzeThresholds th;
+  SignalSeries series(rec.meta, {0}, th, 2 * kMaxSignalRows);
+  for (const Sample& s : rec.samples) series.Add(s);
+  RecordingSignals sig = series.Finish();
+  ASSERT_EQ(sig.step, 2);
+  ASSERT_EQ(sig.samples.size(), 2u);
+  ASSERT_EQ(sig.net_ports, (std::vector<std::string>{"mlx5_0/1", "mlx5_1/1"}));
+  EXPECT_EQ(sig.net_port_gbps, (std::vector<double>{200, 100}));
+  EXPECT_EQ(sig.net_port_layer, (std::vector<std::string>{"InfiniBand", "Ethernet"}));
+  EXPECT_NEAR(sig.samples[0].net_link_pct, 60, 1e-9);
+  EXPECT_NEAR(sig.samples[0].net_cnp_per_s, 20, 1e-9);
+  EXPECT_EQ(sig.samples[0].net_port, 1);
+  EXPECT_NEAR(sig.samples[1].net_link_pct, 20, 1e-9);
+  EXPECT_TRUE(std::isnan(sig.samples[1].net_cnp_per_s));
+  EXPECT_EQ(sig.samples[1].net_port, 0);
 }
 
 }  // namespace

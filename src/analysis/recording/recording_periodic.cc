@@ -72,6 +72,7 @@ std::optional<PeriodicStall> DetectPeriodicStalls(const RecordingSignals& sig,
   p.stall_s = stall;
   p.count = static_cast<int>(troughs.size());
   p.first_s = troughs.front().start_s;
+  for (const Trough& t : troughs) p.stalls.emplace_back(t.start_s, t.start_s + t.seconds);
   double total = 0, stalled = 0, w_in = 0, w_out = 0, t_in = 0, t_out = 0;
   std::vector<char> in(v.size(), 0);
   for (const Trough& t : troughs) {

@@ -18,11 +18,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kMaxGpuIndex = 4096;  // indexes beyond this are ignored as garbage
 
-// Per-GPU facts the signals need, indexed by GPU index.
-struct GpuFacts {
-  double link_bps = 0;  // one direction, bytes/s; 0 unknown
-  double sm_clock_max = 0;
-};
+using recording_signals_internal::GpuFacts;
 
 std::vector<GpuFacts> Facts(const RecordingMeta& meta) {
   std::vector<GpuFacts> out;
@@ -161,20 +157,77 @@ std::vector<char> Judged(const std::vector<int>& gpus) {
   return judged;
 }
 
-}  // namespace
+// The figures merged as dt-weighted means when rows hold several samples.
+constexpr double SampleSignals::*kMeanFields[] = {
+    &SampleSignals::activity,       &SampleSignals::util,          &SampleSignals::sm_active,
+    &SampleSignals::sm_occupancy,   &SampleSignals::tensor_active, &SampleSignals::dram_bw,
+    &SampleSignals::mem_util,       &SampleSignals::pcie_link_pct, &SampleSignals::sm_clock_loss,
+    &SampleSignals::cpu_busy,       &SampleSignals::iowait,        &SampleSignals::psi_io,
+    &SampleSignals::psi_cpu,        &SampleSignals::disk_busy,     &SampleSignals::disk_write_bps,
+    &SampleSignals::max_core,       &SampleSignals::mem_available, &SampleSignals::wl_cpu,
+    &SampleSignals::busiest_thread, &SampleSignals::wl_rchar_bps,  &SampleSignals::wl_read_syscalls,
+    &SampleSignals::wl_opens,       &SampleSignals::wl_read_bps,   &SampleSignals::cgroup_throttled,
+    &SampleSignals::net_link_pct,   &SampleSignals::net_cnp_per_s,
+};
 
-std::vector<int> WorkloadGpus(const Recording& rec, const AnalyzeThresholds& th) {
-  std::set<int> with_process, active, all;
-  for (const RecordedGpu& g : rec.meta.gpus) all.insert(g.index);
-  for (const Sample& s : rec.samples) {
-    for (const GpuSample& g : s.gpus) {
-      all.insert(g.gpu);
-      if (!g.processes.empty()) with_process.insert(g.gpu);
-      double a = ActivityOf(g);
-      if (std::isfinite(a) && a > th.gpu_idle_pct) active.insert(g.gpu);
+SampleSignals Merge(const std::vector<SampleSignals>& v) {
+  if (v.size() == 1) return v.front();
+  SampleSignals x = v.back();  // t, work_total: the last sample's
+  x.dt = 0;
+  for (const SampleSignals& s : v) x.dt += s.dt;
+  for (auto field : kMeanFields) {
+    double sum = 0, w = 0;
+    for (const SampleSignals& s : v) {
+      if (std::isfinite(s.*field)) sum += s.*field * s.dt, w += s.dt;
+    }
+    x.*field = w > 0 ? sum / w : kNaN;
+  }
+  double power = 0, thermal = 0, hw = 0, pegged = 0;
+  x.wl_on_gpu = x.has_processes = false;
+  for (const SampleSignals& s : v) {
+    if (s.throttle_power) power += s.dt;
+    if (s.throttle_thermal) thermal += s.dt;
+    if (s.throttle_hw) hw += s.dt;
+    pegged += s.pegged_cores * s.dt;
+    x.wl_on_gpu |= s.wl_on_gpu;
+    x.has_processes |= s.has_processes;
+  }
+  x.throttle_power = 2 * power >= x.dt;
+  x.throttle_thermal = 2 * thermal >= x.dt;
+  x.throttle_hw = 2 * hw >= x.dt;
+  x.pegged_cores = x.dt > 0 ? static_cast<int>(std::lround(pegged / x.dt)) : 0;
+  // The row's RDMA port: that of its sample with the busiest port.
+  x.net_port = -1;
+  double busiest = -std::numeric_limits<double>::infinity();
+  for (const SampleSignals& s : v) {
+    if (s.net_port >= 0 && std::isfinite(s.net_link_pct) && s.net_link_pct > busiest) {
+      busiest = s.net_link_pct;
+      x.net_port = s.net_port;
     }
   }
-  const std::set<int>& pick = !with_process.empty() ? with_process : !active.empty() ? active : all;
+  return x;
+}
+
+}  // namespace
+
+WorkloadGpuSurvey::WorkloadGpuSurvey(const RecordingMeta& meta, const AnalyzeThresholds& th)
+    : th_(th) {
+  for (const RecordedGpu& g : meta.gpus) all_.insert(g.index);
+}
+
+void WorkloadGpuSurvey::Add(const Sample& s) {
+  for (const GpuSample& g : s.gpus) {
+    all_.insert(g.gpu);
+    if (!g.processes.empty()) with_process_.insert(g.gpu);
+    double a = ActivityOf(g);
+    if (std::isfinite(a) && a > th_.gpu_idle_pct) active_.insert(g.gpu);
+  }
+}
+
+std::vector<int> WorkloadGpuSurvey::Result() const {
+  const std::set<int>& pick = !with_process_.empty() ? with_process_
+                              : !active_.empty()     ? active_
+                                                     : all_;
   std::vector<int> out;
   for (int g : pick) {
     if (g >= 0 && g < kMaxGpuIndex) out.push_back(g);
@@ -210,26 +263,56 @@ void NetSignals(const Sample& s, RecordingSignals* out, SampleSignals* x) {
 
 }  // namespace
 
-RecordingSignals ComputeSignals(const Recording& rec, const AnalyzeThresholds& th) {
-  RecordingSignals out;
-  out.workload_gpus = WorkloadGpus(rec, th);
-  std::vector<GpuFacts> facts = Facts(rec.meta);
-  std::vector<char> judged = Judged(out.workload_gpus);
-  out.samples.reserve(rec.samples.size());
-  size_t gpm = 0;
-  for (const Sample& s : rec.samples) {
-    out.samples.push_back(Reduce(s, facts, judged, th));
-    NetSignals(s, &out, &out.samples.back());
-    const SampleSignals& x = out.samples.back();
-    if (std::isfinite(x.sm_active)) ++gpm;
-    out.process_gpu_seen |= x.wl_on_gpu;
-  }
-  out.gpm = !rec.samples.empty() && gpm * 2 > rec.samples.size();
+std::vector<int> WorkloadGpus(const Recording& rec, const AnalyzeThresholds& th) {
+  WorkloadGpuSurvey survey(rec.meta, th);
+  for (const Sample& s : rec.samples) survey.Add(s);
+  return survey.Result();
+}
+
+SignalSeries::SignalSeries(const RecordingMeta& meta, std::vector<int> workload_gpus,
+                           const AnalyzeThresholds& th, size_t expected_samples)
+    : meta_(meta), th_(th) {
+  judged_ = Judged(workload_gpus);
+  facts_ = Facts(meta);
+  out_.workload_gpus = std::move(workload_gpus);
+  out_.step = static_cast<int>(
+      std::max<size_t>(1, (expected_samples + kMaxSignalRows - 1) / kMaxSignalRows));
+  out_.samples.reserve(std::min(expected_samples / out_.step + 1, kMaxSignalRows + 1));
+  pending_.reserve(out_.step);
+}
+
+void SignalSeries::Add(const Sample& s) {
+  SampleSignals x = Reduce(s, facts_, judged_, th_);
+  NetSignals(s, &out_, &x);
+  if (std::isfinite(x.sm_active)) ++gpm_;
+  out_.process_gpu_seen |= x.wl_on_gpu;
   // The first sample's interval may be unknown (no baseline): take the recording's interval.
-  for (SampleSignals& x : out.samples) {
-    if (x.dt <= 0) x.dt = rec.meta.interval_s > 0 ? rec.meta.interval_s : 1.0;
+  if (x.dt <= 0) x.dt = meta_.interval_s > 0 ? meta_.interval_s : 1.0;
+  ++out_.sample_count;
+  if (out_.step == 1) {
+    out_.samples.push_back(x);
+    return;
   }
-  return out;
+  pending_.push_back(x);
+  if (pending_.size() >= static_cast<size_t>(out_.step)) Flush();
+}
+
+void SignalSeries::Flush() {
+  if (pending_.empty()) return;
+  out_.samples.push_back(Merge(pending_));
+  pending_.clear();
+}
+
+RecordingSignals SignalSeries::Finish() {
+  Flush();
+  out_.gpm = out_.sample_count > 0 && gpm_ * 2 > out_.sample_count;
+  return std::move(out_);
+}
+
+RecordingSignals ComputeSignals(const Recording& rec, const AnalyzeThresholds& th) {
+  SignalSeries series(rec.meta, WorkloadGpus(rec, th), th, rec.samples.size());
+  for (const Sample& s : rec.samples) series.Add(s);
+  return series.Finish();
 }
 
 double MeanOf(const std::vector<SampleSignals>& v, size_t begin, size_t end,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,8 @@ struct SampleSignals {
 };
 
 struct RecordingSignals {
+  // One row per sample, or per `step` consecutive samples in a recording longer than
+  // kMaxSignalRows (so memory stays bounded at any length; see SignalSeries).
   std::vector<SampleSignals> samples;
   std::vector<int> workload_gpus;           // GPU indexes judged
   bool gpm = false;                         // SM activity available in most samples
@@ -61,13 +64,65 @@ struct RecordingSignals {
   std::vector<std::string> net_ports;       // "mlx5_0/1", in the order first seen busiest
   std::vector<double> net_port_gbps;        // each port's rate when it was last busiest
   std::vector<std::string> net_port_layer;  // "InfiniBand", "Ethernet"
+  int step = 1;                             // samples per row
+  size_t sample_count = 0;                  // samples reduced (rows × step, less a short last row)
 };
 
-// Which GPUs the workload used: those where a workload process appeared; else those that were
-// ever busier than the idle threshold; else all recorded GPUs.
+namespace recording_signals_internal {
+// Per-GPU facts the signals need, indexed by GPU index.
+struct GpuFacts {
+  double link_bps = 0;  // one direction, bytes/s; 0 unknown
+  double sm_clock_max = 0;
+};
+}  // namespace recording_signals_internal
+
+// The most signal rows an analysis keeps (about 30 MB): 36 h at 1 Hz at full resolution; a
+// longer recording is analysed at ceil(samples / kMaxSignalRows) samples per row.
+inline constexpr size_t kMaxSignalRows = 131072;
+
+// Which GPUs the workload used, seen one sample at a time: those where a workload process
+// appeared; else those that were ever busier than the idle threshold; else all recorded GPUs.
+class WorkloadGpuSurvey {
+ public:
+  WorkloadGpuSurvey(const RecordingMeta& meta, const AnalyzeThresholds& th);
+  void Add(const Sample& s);
+  std::vector<int> Result() const;
+
+ private:
+  const AnalyzeThresholds& th_;
+  std::set<int> with_process_, active_, all_;
+};
+
+// Reduces samples to signals one at a time and keeps at most kMaxSignalRows rows: with more
+// samples than that expected, `step` consecutive samples are merged into one row (dt summed;
+// every other figure the dt-weighted mean of its finite values, throttle flags set when they
+// held for at least half the row's time, wl_on_gpu/has_processes when they held once, work the
+// last value, net_port that of the sample with the busiest RDMA port).
+class SignalSeries {
+ public:
+  // `expected_samples` sets the step; more samples than expected still fit (rows keep growing
+  // past the cap rather than losing data).
+  SignalSeries(const RecordingMeta& meta, std::vector<int> workload_gpus,
+               const AnalyzeThresholds& th, size_t expected_samples);
+  void Add(const Sample& s);
+  // The signals; the first sample's unknown interval is the recording's.
+  RecordingSignals Finish();
+
+ private:
+  void Flush();
+  const RecordingMeta& meta_;
+  const AnalyzeThresholds& th_;
+  RecordingSignals out_;
+  std::vector<char> judged_;
+  std::vector<recording_signals_internal::GpuFacts> facts_;  // by GPU index
+  std::vector<SampleSignals> pending_;
+  size_t gpm_ = 0;
+};
+
+// WorkloadGpuSurvey over a whole recording.
 std::vector<int> WorkloadGpus(const Recording& rec, const AnalyzeThresholds& th);
 
-// Reduces every sample. Pure.
+// Reduces every sample (SignalSeries over the whole recording). Pure.
 RecordingSignals ComputeSignals(const Recording& rec, const AnalyzeThresholds& th);
 
 // Mean of a field over [begin, end), skipping NaN; NaN when every value is NaN.

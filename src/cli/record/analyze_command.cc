@@ -1,6 +1,7 @@
-// `gpuvet analyze`: read (sources/recording_store) -> analyse (analysis/recording_analyze) ->
-// render (output/analyze_*). Exit codes: 0 a report was produced, 2 nothing usable to read or a
-// bad flag, 3 internal.
+// `gpuvet analyze`: read (sources/recording_store, streamed twice through a RecordingCursor) ->
+// analyse (analysis/recording_analyze, RecordingAnalysis) -> render (output/analyze_*). Memory is
+// bounded whatever the length of the recording. Exit codes: 0 a report was produced, 2 nothing
+// usable to read or a bad flag, 3 internal.
 #include "cli/record/analyze_command.h"
 
 #include <CLI/CLI.hpp>
@@ -31,8 +32,11 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   }
   Result<ReportTime> now = ResolveNow(flags.now);
   if (!now.ok()) return UsageError("analyze", now.status().message());
-  Result<Recording> rec = ReadRecording(path);
-  if (!rec.ok()) return UsageError("analyze", rec.status().message());
+  RecordingParts survey_parts;
+  survey_parts.disks = survey_parts.nets = false;
+  auto cursor = RecordingCursor::Open(path, survey_parts);
+  if (!cursor.ok()) return UsageError("analyze", cursor.status().message());
+  RecordingCursor& c = **cursor;
   AnalyzeOptions options;
   if (flags.trace) {
     if (!flags.target) return UsageError("analyze", "--trace refines --target: give both");
@@ -57,7 +61,22 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   }
   options.target_gpu = flags.target;
   options.price_per_gpu_hour = flags.price_per_gpu_hour;
-  AnalyzeReport report = AnalyzeRecording(*rec, options);
+  RecordingAnalysis analysis(c.meta(), options, static_cast<size_t>(c.sample_rows()));
+  Sample sample;
+  // First pass: which GPUs the workload used and the means of the memory series. It reads no
+  // disks or network interfaces, so it costs less than the second.
+  while (c.Next(&sample)) analysis.Survey(sample);
+  if (Status st = c.Rewind(RecordingParts()); !st.ok()) {
+    return UsageError("analyze", st.message());
+  }
+  while (c.Next(&sample)) analysis.Add(sample);
+  std::vector<std::string> input;
+  if (!c.damage().empty()) {
+    input.push_back("the recording is damaged: " + c.damage() +
+                    "; the results cover those samples only");
+  }
+  input.insert(input.end(), c.warnings().begin(), c.warnings().end());
+  AnalyzeReport report = analysis.Finish(c.events(), input);
   report.source = path;
   report.generated_at = now->iso;
   std::string out = flags.format == "json" ? RenderAnalyzeJson(report)

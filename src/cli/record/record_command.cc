@@ -1,10 +1,13 @@
-// `gpuvet record`: flags -> Sampler + RecordingWriter -> (spawn the workload) -> RunRecordLoop
-// -> Finish. Exit codes: the workload's own (128+N when signal N killed it; 127/126 when it could
-// not be started); 0 for --pid and host recordings; 2 for bad flags or an output that cannot be
-// created (before anything runs).
+// `gpuvet record`: flags -> Sampler + RecordingWriter (+ the kernel log followed) -> (spawn the
+// workload) -> RunRecordLoop -> Finish. Exit codes: the workload's own (128+N when signal N killed
+// it; 127/126 when it could not be started), also when the recording could not be created or
+// written (a wrapper never stops the job it wraps: it says the recording failed); 0 for --pid and
+// host recordings; 2 for bad flags, an existing output without --force, or (without a workload to
+// run) an output that cannot be created.
 #include "cli/record/record_command.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -20,6 +23,7 @@
 #include "core/gpu_owner.h"
 #include "core/report.h"
 #include "sources/host/gpu_owner.h"
+#include "sources/kmsg/kernel_log_follow.h"
 #include "sources/recording/recording_store.h"
 #include "sources/sampler/sampler.h"
 #include "sources/sampler/workload_process.h"
@@ -44,6 +48,9 @@ struct RecordFlags {
   std::string work_unit;
   SamplerFlags sampler;
   bool no_analyze = false;
+  bool force = false;
+  std::string kernel_log;  // a log file to follow instead of /dev/kmsg
+  bool no_kernel_log = false;
   std::string format = "text";  // of the diagnosis
   std::string html;             // --html FILE: the diagnosis as an HTML page too
   std::optional<std::string> target;
@@ -92,6 +99,12 @@ int RunRecord(const RecordFlags& flags) {
     counter = std::move(c.value());
   }
 
+  struct stat existing = {};
+  if (!flags.force && lstat(flags.out.c_str(), &existing) == 0) {
+    return UsageError("record",
+                      flags.out + " already exists: give another -o, or --force to replace it");
+  }
+
   auto sampler = Sampler::Create(ToSamplerOptions(flags.sampler, flags.pid));
   if (!sampler.ok()) return UsageError("record", sampler.status().message());
 
@@ -120,10 +133,31 @@ int RunRecord(const RecordFlags& flags) {
     AddOwnerNotes(owner, &meta.notes);
   }
 
-  // The file is created before anything runs: an unwritable output is a usage error, not a
-  // workload that ran unrecorded.
+  std::unique_ptr<KernelLogFollower> kernel_log;
+  if (!flags.no_kernel_log) {
+    auto k = KernelLogFollower::Open(HostPaths(flags.sampler.root), flags.kernel_log);
+    if (k.ok()) {
+      kernel_log = std::move(k.value());
+      meta.notes["record.kernel_log"] = "followed: " + kernel_log->path();
+    } else {
+      meta.notes["record.kernel_log"] = "not followed: " + k.status().message();
+      if (!flags.kernel_log.empty()) return UsageError("record", k.status().message());
+      std::fprintf(stderr, "gpuvet record: %s; recording without it\n",
+                   k.status().message().c_str());
+    }
+  }
+
+  // The file is created before anything runs. Without a workload an unwritable output is a usage
+  // error; with one the workload still runs (a wrapper must not stop the job it wraps).
   auto writer = RecordingWriter::Create(flags.out, meta);
-  if (!writer.ok()) return UsageError("record", writer.status().message());
+  std::string create_error;
+  if (!writer.ok()) {
+    if (flags.command.empty()) return UsageError("record", writer.status().message());
+    create_error = writer.status().message();
+    std::fprintf(stderr, "gpuvet record: %s; running the workload without recording it\n",
+                 create_error.c_str());
+  }
+  RecordingWriter* w = writer.ok() ? writer->get() : nullptr;
 
   // Signals are relayed before the child exists, so none is lost between spawn and the loop.
   signal(SIGPIPE, SIG_IGN);
@@ -134,13 +168,13 @@ int RunRecord(const RecordFlags& flags) {
     if (!w.ok()) {
       std::fprintf(stderr, "gpuvet record: %s\n", w.status().message().c_str());
       int code = w.status().code() == StatusCode::kNotFound ? 127 : 126;  // as POSIX shells
-      (void)(*writer)->Finish(NowUnix(), code);
+      if (writer.ok()) (void)(*writer)->Finish(NowUnix(), code);
       return code;
     }
     workload = std::move(w.value());
     meta.target_pid = workload->pid();
     (*sampler)->SetRootPid(workload->pid());
-    if (Status st = (*writer)->UpdateMeta(meta); !st.ok()) {
+    if (Status st = writer.ok() ? (*writer)->UpdateMeta(meta) : Status::Ok(); !st.ok()) {
       std::fprintf(stderr, "gpuvet record: %s; recording stopped, the workload keeps running\n",
                    st.message().c_str());
     }
@@ -151,21 +185,33 @@ int RunRecord(const RecordFlags& flags) {
   target.attached_pid = flags.pid;
   target.paths = HostPaths(flags.sampler.root);
   target.duration_s = duration;
-  RecordOutcome outcome = RunRecordLoop(**sampler, **writer, relay, target, *interval,
-                                        meta.start_unix_s, counter.get(), flags.work_file);
+  target.kernel_log = kernel_log.get();
+  target.status_line = isatty(STDERR_FILENO) == 1;
+  RecordOutcome outcome = RunRecordLoop(**sampler, w, relay, target, *interval, meta.start_unix_s,
+                                        counter.get(), flags.work_file);
+  if (w == nullptr) {
+    std::fprintf(stderr,
+                 "gpuvet record: the recording failed: nothing was recorded (%s); the workload "
+                 "ran to its end\n",
+                 create_error.c_str());
+    return workload ? outcome.exit_code.value_or(kExitInternal) : kExitUsage;
+  }
   if (outcome.write_error.empty()) {
     std::optional<int> exit_code = workload ? outcome.exit_code : std::nullopt;
-    Status st = (*writer)->Finish(outcome.end_unix_s, exit_code);
+    Status st = (*writer)->UpdateNotes((*sampler)->meta().notes);
+    if (st.ok()) st = (*writer)->Finish(outcome.end_unix_s, exit_code);
     if (st.ok()) {
-      std::fprintf(stderr, "recording written to %s (%lld samples)\n", flags.out.c_str(),
-                   static_cast<long long>(outcome.samples));
+      std::fprintf(
+          stderr, "recording written to %s (%lld samples%s)\n", flags.out.c_str(),
+          static_cast<long long>(outcome.samples),
+          outcome.events ? (", " + std::to_string(outcome.events) + " events").c_str() : "");
     } else {
       std::fprintf(stderr, "gpuvet record: %s\n", st.message().c_str());
     }
   } else {
-    std::fprintf(stderr, "gpuvet record: recording %s is incomplete (%lld samples): %s\n",
-                 flags.out.c_str(), static_cast<long long>(outcome.samples),
-                 outcome.write_error.c_str());
+    std::fprintf(
+        stderr, "gpuvet record: the recording failed: %s is incomplete (%lld samples): %s\n",
+        flags.out.c_str(), static_cast<long long>(outcome.samples), outcome.write_error.c_str());
   }
   // The diagnosis of what was recorded (also of an incomplete file: it holds every sample up to
   // the write error). It goes to stdout after the workload's own output has ended.
@@ -207,6 +253,10 @@ void AddRecordCommand(CLI::App& app, int* exit_code) {
                   "A file whose content is the workload's work count so far");
   cmd->add_option("--work-unit", flags->work_unit, "What the work count counts (samples, tokens)");
   AddSamplerFlags(cmd, &flags->sampler, "Do not read GPUs (host and processes only)");
+  cmd->add_flag("--force", flags->force, "Replace the -o file when it exists");
+  cmd->add_option("--kernel-log", flags->kernel_log,
+                  "Follow this kernel log file (appended to during the run) instead of /dev/kmsg");
+  cmd->add_flag("--no-kernel-log", flags->no_kernel_log, "Do not follow the kernel log");
   cmd->add_flag("--no-analyze", flags->no_analyze,
                 "Do not print the diagnosis at the end (run `gpuvet analyze FILE` later)");
   cmd->add_option("--format", flags->format, "Diagnosis format: text (default) or json")

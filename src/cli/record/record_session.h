@@ -13,6 +13,7 @@
 
 namespace gpuvet {
 
+class KernelLogFollower;
 class Sampler;
 class RecordingWriter;
 class Workload;
@@ -23,6 +24,8 @@ struct RecordTarget {
   int attached_pid = 0;          // record --pid: ends when it is gone (or a zombie)
   HostPaths paths;               // where attached_pid's /proc/PID/stat is read (--root)
   std::optional<double> duration_s;
+  KernelLogFollower* kernel_log = nullptr;  // followed while sampling; null: not followed
+  bool status_line = false;                 // a one-line status on stderr (a terminal)
 };
 
 struct RecordOutcome {
@@ -30,11 +33,16 @@ struct RecordOutcome {
   int64_t samples = 0;
   std::string write_error;  // empty when every sample was written
   double end_unix_s = 0;
+  int64_t events = 0;  // kernel log events and recorder faults stored
 };
 
 // Runs until the workload ends (or the attached process is gone, or the duration passed, or a
-// signal stops a host/attach recording). Not thread-safe; owns nothing it is given.
-RecordOutcome RunRecordLoop(Sampler& sampler, RecordingWriter& writer, SignalRelay& relay,
+// signal stops a host/attach recording). With a null `writer` (the recording could not be
+// created) nothing is sampled, but the workload runs, its output is passed through and its exit
+// code returned. New sampler notes that say a GPU was lost or an NVML call hung (or recovered)
+// are stored as events at the sample's time, with the kernel log's events. Not thread-safe; owns
+// nothing it is given.
+RecordOutcome RunRecordLoop(Sampler& sampler, RecordingWriter* writer, SignalRelay& relay,
                             const RecordTarget& target, double interval_s, double start_unix_s,
                             WorkCounter* work_regex, const std::string& work_file);
 

@@ -1,9 +1,9 @@
-// Schema version 1 of the recording file. Every sample is one row of `samples` (host and
-// workload figures as columns; per-core busy shares and the GPUs as packed blobs,
-// recording_packing.h); disks, network interfaces and workload processes (their busiest threads
-// packed) are child rows keyed by sample_id. Rows are inserted in time order, so reading by rowid
-// is a plain sequential scan. RDMA ports (ib_samples) were added within version 1: a recording
-// written before has no such table and reads with no ports.
+// Schema version 2 of the recording file (version 1 is the same without `events`). Every sample is
+// one row of `samples` (host and workload figures as columns; per-core busy shares and the GPUs as
+// packed blobs, recording_packing.h); disks, network interfaces, RDMA ports and workload processes
+// (their busiest threads packed) are child rows keyed by sample_id. Rows are inserted in time
+// order, so reading by rowid is a plain sequential scan. RDMA ports (ib_samples) were added within
+// version 1: a recording written before has no such table and reads with no ports.
 #include "sources/recording/recording_schema.h"
 
 namespace gpuvet {
@@ -38,6 +38,8 @@ CREATE TABLE process_samples (
   cpu_pct REAL NOT NULL, rss_bytes INTEGER, threads INTEGER NOT NULL, read_bytes_per_s REAL,
   write_bytes_per_s REAL, rchar_per_s REAL, read_syscalls_per_s REAL, opens_per_s REAL,
   top_threads BLOB);
+CREATE TABLE events (
+  t REAL NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL, message TEXT NOT NULL);
 )sql";
 
 const char* const kInsertSampleSql =
@@ -47,6 +49,7 @@ const char* const kInsertNetSql = "INSERT INTO net_samples VALUES (?,?,?,?)";
 const char* const kInsertIbSql = "INSERT INTO ib_samples VALUES (?,?,?,?,?,?,?,?,?,?)";
 const char* const kInsertProcessSql =
     "INSERT INTO process_samples VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)";
+const char* const kInsertEventSql = "INSERT INTO events VALUES (?,?,?,?)";
 
 // SELECT * keeps the column order of the CREATE TABLE above; rowid order is insertion order.
 const char* const kSelectSamplesSql = "SELECT * FROM samples ORDER BY sample_id";
@@ -56,5 +59,6 @@ const char* const kSelectIbSql = "SELECT * FROM ib_samples ORDER BY rowid";
 const char* const kHasIbTableSql =
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ib_samples'";
 const char* const kSelectProcessesSql = "SELECT * FROM process_samples ORDER BY rowid";
+const char* const kSelectEventsSql = "SELECT * FROM events ORDER BY t, rowid LIMIT ?";
 
 }  // namespace gpuvet

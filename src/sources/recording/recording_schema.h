@@ -22,6 +22,7 @@ extern const char* const kInsertDiskSql;
 extern const char* const kInsertNetSql;
 extern const char* const kInsertProcessSql;
 extern const char* const kInsertIbSql;
+extern const char* const kInsertEventSql;
 
 extern const char* const kSelectSamplesSql;
 extern const char* const kSelectDisksSql;
@@ -30,5 +31,7 @@ extern const char* const kSelectProcessesSql;
 extern const char* const kSelectIbSql;
 // One row when the file has the ib_samples table (recordings written before it have none).
 extern const char* const kHasIbTableSql;
+// Version 2 and later; its one parameter is the most events to read.
+extern const char* const kSelectEventsSql;
 
 }  // namespace gpuvet

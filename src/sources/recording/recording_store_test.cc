@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "sources/recording/recording_packing.h"
 #include "testing/temp_tree.h"
@@ -446,11 +447,12 @@ TEST(RecordingStoreTest, RefusesANewerSchemaVersion) {
   auto w = RecordingWriter::Create(path, FullMeta());
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
-  Exec(path, "PRAGMA user_version=2;");
+  const int newer = kRecordingSchemaVersion + 1;
+  Exec(path, ("PRAGMA user_version=" + std::to_string(newer) + ";").c_str());
   auto r = ReadRecording(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
-  EXPECT_NE(r.status().message().find("schema version 2"), std::string::npos)
+  EXPECT_NE(r.status().message().find("schema version " + std::to_string(newer)), std::string::npos)
       << r.status().message();
   EXPECT_NE(r.status().message().find("newer gpuvet"), std::string::npos);
 }
@@ -566,6 +568,56 @@ TEST(RecordingStoreTest, CreateFailsWithAMessageForAnUnwritableDirectory) {
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.status().message().find("/nonexistent-dir/x/r.gpuvet"), std::string::npos)
       << w.status().message();
+}
+
+}  // namespace
+}  // namespace gpuvet
+
+namespace gpuvet {
+namespace {
+
+TEST(RecordingStoreTest, AVersionOneFileStillReadsWithoutEvents) {
+  test::TempTree tree("rec_v1");
+  std::string path = tree.Path("r.gpuvet");
+  auto w = RecordingWriter::Create(path, FullMeta());
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE((*w)->Append(FullSample(i)).ok());
+  ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
+  Exec(path, "DROP TABLE events; PRAGMA user_version=1;");  // what gpuvet wrote before events
+  auto r = ReadRecording(path);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->meta.schema_version, 1);
+  EXPECT_EQ(r->samples.size(), 3u);
+  EXPECT_TRUE(r->events.empty());
+}
+
+TEST(RecordingStoreTest, EventsRoundTripAndATruncatedFileNamesTheOffset) {
+  test::TempTree tree("rec_events");
+  std::string path = tree.Path("r.gpuvet");
+  auto w = RecordingWriter::Create(path, FullMeta());
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->AppendEvent({1.5, RecordingEventKind::kGpuLost, "gpu1", "lost"}).ok());
+  for (int i = 0; i < 400; ++i) ASSERT_TRUE((*w)->Append(FullSample(i)).ok());
+  ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
+  auto r = ReadRecording(path);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->events.size(), 1u);
+  EXPECT_EQ(r->events[0].kind, RecordingEventKind::kGpuLost);
+  EXPECT_EQ(r->events[0].subject, "gpu1");
+  EXPECT_EQ(r->events[0].t, 1.5);
+  // Cut the file in half: the cursor reads what it can and says where the file ends.
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  auto c = RecordingCursor::Open(path);
+  if (!c.ok()) {
+    EXPECT_NE(c.status().message().find("truncated at byte"), std::string::npos)
+        << c.status().message();
+    return;
+  }
+  Sample s;
+  int n = 0;
+  while ((*c)->Next(&s)) ++n;
+  EXPECT_LT(n, 400);
+  EXPECT_NE((*c)->damage().find("truncated at byte"), std::string::npos) << (*c)->damage();
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
-// RecordingWriter: creates the file with the schema and metadata, then appends one sample per
-// transaction through statements prepared once. Every SQLite error becomes a Status that names
+// RecordingWriter: creates the file (mode 0600 unless told otherwise) with the schema and
+// metadata, then appends samples through statements prepared once, one transaction per sample or
+// per batch, and events in the open transaction. Every SQLite error becomes a Status that names
 // the file and, where the OS said why (ENOSPC, EFBIG, EIO), the OS error.
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -109,11 +112,17 @@ std::vector<std::pair<std::string, std::string>> MetaRows(const RecordingMeta& m
 }  // namespace
 
 struct RecordingWriter::Statements {
-  Insert sample, disk, net, ib, process, meta, note;
+  Insert sample, disk, net, ib, process, meta, note, event;
 };
 
-RecordingWriter::RecordingWriter(std::string path, sqlite3* db)
-    : path_(std::move(path)), db_(db), statements_(std::make_unique<Statements>()) {}
+RecordingWriter::RecordingWriter(std::string path, sqlite3* db,
+                                 const RecordingWriterOptions& options)
+    : path_(std::move(path)),
+      db_(db),
+      options_(options),
+      statements_(std::make_unique<Statements>()) {
+  if (options_.samples_per_commit < 1) options_.samples_per_commit = 1;
+}
 
 RecordingWriter::~RecordingWriter() {
   statements_.reset();  // finalize before closing
@@ -150,17 +159,32 @@ Status RecordingWriter::Exec(const char* sql) {
   return rc == SQLITE_OK ? Status::Ok() : Error(sql);
 }
 
-Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(const std::string& path,
-                                                                 const RecordingMeta& meta) {
+Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(
+    const std::string& path, const RecordingMeta& meta, const RecordingWriterOptions& options) {
+  struct stat info = {};
+  if (lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    return Unavailable("cannot write recording " + path +
+                       ": it exists and is not a regular file (a device, directory, FIFO or "
+                       "symbolic link is never replaced)");
+  }
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
     std::string p = path + suffix;
     if (unlink(p.c_str()) != 0 && errno != ENOENT) {
       return Unavailable("cannot replace " + p + ": " + std::strerror(errno));
     }
   }
+  // Created here, exclusively and without following a link, so the mode is ours (SQLite would
+  // create it 0644 less the umask); SQLite gives -wal and -shm the database file's mode.
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                static_cast<mode_t>(options.mode));
+  if (fd < 0) {
+    return Unavailable("cannot create recording " + path + ": " + std::strerror(errno));
+  }
+  fchmod(fd, static_cast<mode_t>(options.mode));  // the umask may have taken bits we were told
+  close(fd);
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  std::unique_ptr<RecordingWriter> w(new RecordingWriter(path, db));
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+  std::unique_ptr<RecordingWriter> w(new RecordingWriter(path, db, options));
   if (rc != SQLITE_OK) {
     return Unavailable("cannot create recording " + path + ": " +
                        (db ? sqlite3_errmsg(db) : "out of memory"));
@@ -188,7 +212,8 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(const std::stri
                   {&st.ib, kInsertIbSql},
                   {&st.process, kInsertProcessSql},
                   {&st.meta, "INSERT OR REPLACE INTO meta VALUES (?,?)"},
-                  {&st.note, "INSERT OR REPLACE INTO notes VALUES (?,?)"}};
+                  {&st.note, "INSERT OR REPLACE INTO notes VALUES (?,?)"},
+                  {&st.event, kInsertEventSql}};
   for (auto& p : prepared) {
     if (p.insert->Prepare(db, p.sql) != SQLITE_OK) return w->Error("preparing statements");
   }
@@ -256,23 +281,66 @@ Status RecordingWriter::InsertSample(const Sample& s) {
   return Status::Ok();
 }
 
-Status RecordingWriter::Append(const Sample& sample) {
-  if (!failed_.ok()) return failed_;
-  if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+Status RecordingWriter::Fail(Status s) {
+  sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  in_batch_ = false;
+  pending_ = 0;
+  next_sample_id_ = committed_samples_;  // the rolled-back batch is not in the file
+  failed_ = s;
+  return s;
+}
+
+Status RecordingWriter::Begin() {
+  if (in_batch_) return Status::Ok();
   Status s = Exec("BEGIN");
-  if (s.ok()) s = InsertSample(sample);
-  if (s.ok()) s = Exec("COMMIT");
-  if (!s.ok()) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    failed_ = s;
-    return s;
-  }
-  ++next_sample_id_;
+  if (s.ok()) in_batch_ = true;
+  return s;
+}
+
+Status RecordingWriter::Flush() {
+  if (!failed_.ok()) return failed_;
+  if (db_ == nullptr || !in_batch_) return Status::Ok();
+  Status s = Exec("COMMIT");
+  if (!s.ok()) return Fail(s);
+  in_batch_ = false;
+  pending_ = 0;
+  committed_samples_ = next_sample_id_;
   return Status::Ok();
 }
 
-Status RecordingWriter::UpdateMeta(const RecordingMeta& meta) {
+Status RecordingWriter::Append(const Sample& sample) {
   if (!failed_.ok()) return failed_;
+  if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+  Status s = Begin();
+  if (s.ok()) s = InsertSample(sample);
+  if (!s.ok()) return Fail(s);
+  ++next_sample_id_;
+  if (++pending_ >= options_.samples_per_commit) return Flush();
+  return Status::Ok();
+}
+
+Status RecordingWriter::AppendEvent(const RecordingEvent& event) {
+  if (!failed_.ok()) return failed_;
+  if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+  if (events_ >= options_.max_events) {
+    ++events_dropped_;
+    return Status::Ok();
+  }
+  const bool own = !in_batch_;
+  Status s = Begin();
+  Insert& e = statements_->event;
+  const std::string kind = RecordingEventKindId(event.kind);  // bound without a copy: keep it
+  if (s.ok()) {
+    e.Real(event.t).Text(kind).Text(event.subject).Text(event.message);
+    if (e.Run() != SQLITE_OK) s = Error("event");
+  }
+  if (!s.ok()) return Fail(s);
+  ++events_;
+  return own ? Flush() : Status::Ok();
+}
+
+Status RecordingWriter::UpdateMeta(const RecordingMeta& meta) {
+  if (Status f = Flush(); !f.ok()) return f;
   if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
   Status s = Exec("BEGIN");
   for (const auto& [key, value] : MetaRows(meta)) {
@@ -288,11 +356,31 @@ Status RecordingWriter::UpdateMeta(const RecordingMeta& meta) {
   return s;
 }
 
-Status RecordingWriter::Finish(std::optional<double> end_unix_s, std::optional<int> exit_code) {
-  if (!failed_.ok()) return failed_;
+Status RecordingWriter::UpdateNotes(const std::map<std::string, std::string>& notes) {
+  if (Status f = Flush(); !f.ok()) return f;
   if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
+  Status s = Exec("BEGIN");
+  for (const auto& [key, value] : notes) {
+    if (s.ok() && statements_->note.Text(key).Text(value).Run() != SQLITE_OK) {
+      s = Error("writing notes");
+    }
+  }
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) return Fail(s);
+  return s;
+}
+
+Status RecordingWriter::Finish(std::optional<double> end_unix_s, std::optional<int> exit_code) {
+  if (db_ == nullptr && failed_.ok()) {
+    return Internal("recording " + path_ + " is already finished");
+  }
+  if (Status f = Flush(); !f.ok()) return f;
   Statements& st = *statements_;
   Status s = Exec("BEGIN");
+  if (s.ok() && events_dropped_ > 0 &&
+      st.note.Text("events.dropped").Text(std::to_string(events_dropped_)).Run() != SQLITE_OK) {
+    s = Error("writing notes");
+  }
   if (s.ok() && end_unix_s &&
       st.meta.Text("end_unix_s").Text(ExactText(*end_unix_s)).Run() != SQLITE_OK) {
     s = Error("writing the end time");
