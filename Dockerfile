@@ -7,13 +7,13 @@
 # tests/scripts/package_test.sh checks this file's structure and runs its build steps' script.
 
 FROM debian:12 AS build
-# The build packages of scripts/dev.sh (PACKAGES) minus the test-only ones, plus dpkg-dev and
-# file for cpack's dpkg-shlibdeps.
+# The build packages of scripts/dev.sh (BUILD_PACKAGES), plus dpkg-dev and file for cpack's
+# dpkg-shlibdeps.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       cmake ninja-build g++ pkg-config \
       libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev \
-      libsqlite3-dev zlib1g-dev libcpp-httplib-dev \
+      libsqlite3-dev zlib1g-dev \
       dpkg-dev file \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

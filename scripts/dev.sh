@@ -11,11 +11,18 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 JOBS=${JOBS:-$(nproc)}
 
-PACKAGES=(
-  cmake ninja-build g++ pkg-config clang-format
-  clang libclang-rt-14-dev sqlite3
+# What a Release build of gpuvet needs (scripts/device-check.sh and the Dockerfile's build stage
+# install exactly these, tests/scripts/package_test.sh checks the Dockerfile against them) …
+BUILD_PACKAGES=(
+  cmake ninja-build g++ pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
   libsqlite3-dev zlib1g-dev
+)
+# … and what the test suite adds: the format gate, clang and its sanitizer/libFuzzer runtimes, the
+# test frameworks, the real components the tests run against (Prometheus, node_exporter, Chromium,
+# OpenSSL, sqlite3), and the packaging and deploy-asset checkers.
+TEST_PACKAGES=(
+  clang-format clang libclang-rt-14-dev sqlite3
   libcpp-httplib-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter
@@ -23,9 +30,11 @@ PACKAGES=(
   chromium
 )
 
+# install_packages [build]: the build packages only, or (default) build and test packages.
 install_packages() {
-  local missing=()
-  for p in "${PACKAGES[@]}"; do
+  local missing=() wanted=("${BUILD_PACKAGES[@]}")
+  [ "${1:-}" = build ] || wanted+=("${TEST_PACKAGES[@]}")
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -48,7 +57,7 @@ cmd=${1:-}
 shift || true
 case "$cmd" in
   check)
-    install_packages
+    install_packages build
     build "$ROOT/build/release" -DCMAKE_BUILD_TYPE=Release -DGPUVET_BUILD_TESTS=OFF
     echo "== build/release/gpuvet check $*"
     exec "$ROOT/build/release/gpuvet" check "$@"

@@ -96,12 +96,10 @@ finish() {
   exit "$code"
 }
 
-# The packages a Release build of the binary needs: scripts/dev.sh's list without the test-only
-# ones (gtest, benchmark, prometheus).
+# The packages a Release build of the binary needs: scripts/dev.sh's BUILD_PACKAGES.
 build_packages() {
-  sed -n '/^PACKAGES=(/,/^)/p' "$repo/scripts/dev.sh" | sed '1d;$d' | tr ' ' '\n' |
-    grep -v -E '^$|^(libgtest-dev|libgmock-dev|libbenchmark-dev|prometheus|prometheus-node-exporter)$' |
-    sort -u
+  sed -n '/^BUILD_PACKAGES=(/,/^)/p' "$repo/scripts/dev.sh" | sed '1d;$d' | tr ' ' '\n' |
+    grep -v -E '^$' | sort -u
 }
 
 check_build_deps() {

@@ -21,7 +21,7 @@ trap cleanup EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 command -v python3 >/dev/null && python3 -c 'import yaml' 2>/dev/null ||
-  { echo "FAIL: python3 with python3-yaml is needed (scripts/dev.sh PACKAGES)" >&2; exit 1; }
+  { echo "FAIL: python3 with python3-yaml is needed (scripts/dev.sh TEST_PACKAGES)" >&2; exit 1; }
 
 # --- Kubernetes manifest --------------------------------------------------------------------
 manifest=$src/deploy/kubernetes/gpuvet-exporter.yaml
@@ -193,7 +193,7 @@ if command -v promtool >/dev/null; then
     promtool test rules gpuvet-dcgm-compat.test.yml >>"$tmp/promtool.log" 2>&1) ||
     fail "promtool on gpuvet-dcgm-compat: $(cat "$tmp/promtool.log")"
 else
-  fail "promtool is missing (Debian package prometheus, in scripts/dev.sh PACKAGES)"
+  fail "promtool is missing (Debian package prometheus, in scripts/dev.sh TEST_PACKAGES)"
 fi
 
 [ "$failures" = 0 ] && echo "deploy_test: all passed"

@@ -82,7 +82,7 @@ if command -v groff >/dev/null; then
   warnings=$(groff -man -Tutf8 -ww -z "$man" 2>&1)
   [ -z "$warnings" ] || fail "groff warns about the man page: $warnings"
 else
-  fail "groff is missing (groff-base, in scripts/dev.sh PACKAGES)"
+  fail "groff is missing (groff-base, in scripts/dev.sh TEST_PACKAGES)"
 fi
 for c in $commands; do
   grep -qE "^\.B $c( |$)" "$man" || fail "man page lacks command $c"
@@ -131,12 +131,12 @@ apt = " ".join(l for l in build if "apt-get install" in l)
 pkgs = {w for w in apt.split() if re.fullmatch(r"[a-z0-9][a-z0-9.+-]+", w)} - {"apt-get", "install", "update", "rm", "debian_frontend=noninteractive"}
 pkgs = {p for p in pkgs if p not in ("-y", "rf")}
 dev = (src / "scripts/dev.sh").read_text()
-m = re.search(r"PACKAGES=\((.*?)\)", dev, re.S)
-listed = set(m.group(1).split())
-test_only = {"libgtest-dev", "libgmock-dev", "libbenchmark-dev"}
-need = {p for p in listed if p.endswith("-dev") and p not in test_only} | {"cmake", "ninja-build", "g++", "pkg-config", "dpkg-dev", "file"}
-if need - pkgs: errors.append(f"build stage lacks {sorted(need - pkgs)} (scripts/dev.sh PACKAGES)")
-if pkgs - listed: errors.append(f"build stage installs {sorted(pkgs - listed)} not in scripts/dev.sh PACKAGES")
+build_pkgs = set(re.search(r"\nBUILD_PACKAGES=\((.*?)\)", dev, re.S).group(1).split())
+test_pkgs = set(re.search(r"\nTEST_PACKAGES=\((.*?)\)", dev, re.S).group(1).split())
+listed = build_pkgs | test_pkgs
+need = build_pkgs | {"dpkg-dev", "file"}
+if need - pkgs: errors.append(f"build stage lacks {sorted(need - pkgs)} (scripts/dev.sh BUILD_PACKAGES)")
+if pkgs - listed: errors.append(f"build stage installs {sorted(pkgs - listed)} not in scripts/dev.sh BUILD_PACKAGES or TEST_PACKAGES")
 ignore = (src / ".dockerignore").read_text().split()
 for p in (".git", "build"):
     if p not in ignore: errors.append(f".dockerignore lacks {p}")

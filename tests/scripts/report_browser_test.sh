@@ -61,7 +61,7 @@ if [ -z "$chrome" ]; then
     echo "SKIP: chromium not installed (GPUVET_SKIP_BROWSER=1)"
     [ $fail -eq 0 ] && exit 77 || exit 1
   fi
-  echo "FAIL: chromium not installed (apt-get install chromium; scripts/dev.sh PACKAGES has it)"
+  echo "FAIL: chromium not installed (apt-get install chromium; scripts/dev.sh TEST_PACKAGES has it)"
   exit 1
 fi
 run_chrome() {  # PAGE OUT ERR [args…]
