@@ -152,7 +152,9 @@ TEST(HtaAgreementTest, TemporalAndIdleBreakdownsMatchHta) {
       for (const auto& [c, v] : cats) total += v;
       auto share = [](double part, double whole) { return whole > 0 ? 100 * part / whole : 0.0; };
       double mine_total = static_cast<double>(mine.idle_ns());
-      auto get = [&](const char* c) { return cats.count(c) ? cats.at(c) : 0.0; };
+      // Through a reference: clang 14 cannot capture a structured binding in a lambda.
+      const auto& by_cat = cats;
+      auto get = [&by_cat](const char* c) { return by_cat.count(c) ? by_cat.at(c) : 0.0; };
       EXPECT_NEAR(share(static_cast<double>(mine.host_wait_ns), mine_total),
                   share(get("host_wait"), total), kTolerancePp);
       EXPECT_NEAR(share(static_cast<double>(mine.kernel_wait_ns), mine_total),
