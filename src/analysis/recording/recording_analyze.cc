@@ -620,8 +620,7 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
     }
     if (!current && !m.gpus.empty()) current = &m.gpus.front();
     ForecastInputs in;
-    in.recording = &rec;
-    in.workload_gpus = sig.workload_gpus;
+    in.signals = &sig;
     if (options.trace_budget) in.trace = &*options.trace_budget;
     in.trace_gpu = options.trace_gpu;
     in.trace_label = options.trace_label;

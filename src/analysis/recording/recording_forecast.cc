@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string_view>
 
@@ -45,20 +46,14 @@ struct PhaseCounters {
 
 PhaseCounters CountersOf(const ForecastInputs& in, double start, double end) {
   PhaseCounters c;
-  if (!in.recording) return c;
-  for (const Sample& s : in.recording->samples) {
-    if (s.t < start || s.t >= end) continue;
-    for (const GpuSample& g : s.gpus) {
-      if (!in.workload_gpus.empty() && std::find(in.workload_gpus.begin(), in.workload_gpus.end(),
-                                                 g.gpu) == in.workload_gpus.end()) {
-        continue;
-      }
-      ++c.n;
-      if (g.tensor_active_pct && g.dram_bw_util_pct) {
-        c.tensor += *g.tensor_active_pct, c.dram += *g.dram_bw_util_pct, ++c.gpm_n;
-      }
-      if (g.power_w) c.power += *g.power_w, ++c.power_n;
+  if (!in.signals) return c;
+  for (const SampleSignals& x : in.signals->samples) {
+    if (x.t < start || x.t >= end) continue;
+    ++c.n;
+    if (std::isfinite(x.tensor_active) && std::isfinite(x.dram_bw)) {
+      c.tensor += x.tensor_active, c.dram += x.dram_bw, ++c.gpm_n;
     }
+    if (std::isfinite(x.power_w)) c.power += x.power_w, ++c.power_n;
   }
   if (c.gpm_n) c.tensor /= c.gpm_n, c.dram /= c.gpm_n;
   if (c.power_n) c.power /= c.power_n;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/recording/recording_signals.h"
 #include "core/analyze_report.h"
 #include "core/forecast.h"
 #include "core/recording.h"
@@ -19,8 +20,8 @@ namespace gpuvet {
 
 // What, besides the phases, the forecast may use. All optional.
 struct ForecastInputs {
-  const Recording* recording = nullptr;  // its samples: GPM and power per phase
-  std::vector<int> workload_gpus;        // the GPUs judged (empty: every GPU)
+  // The recording's signal rows (RecordingSignals, over the judged GPUs): GPM and power per phase.
+  const RecordingSignals* signals = nullptr;
   // A trace taken during the recording (`analyze --trace`): its budget splits the busy time.
   const TimeBudget* trace = nullptr;
   std::string trace_gpu;    // the trace's deviceProperties name, "" when it gives none

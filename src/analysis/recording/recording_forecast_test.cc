@@ -177,7 +177,8 @@ TEST(ForecastTest, GpmSplitsBusyTime) {
                            })
                       .Build();
   ForecastInputs in;
-  in.recording = &rec;
+  RecordingSignals sig = ComputeSignals(rec, AnalyzeThresholds{});
+  in.signals = &sig;
   RecordedGpu h100 = rec.meta.gpus[0];
   auto f = ForecastUpgrade({Phase(0, 101, "compute_bound")}, std::nullopt, &h100, "B200", in);
   ASSERT_TRUE(f.has_value());
@@ -202,7 +203,8 @@ TEST(ForecastTest, GpmWithNothingBusyStaysARange) {
                            })
                       .Build();
   ForecastInputs in;
-  in.recording = &rec;
+  RecordingSignals sig = ComputeSignals(rec, AnalyzeThresholds{});
+  in.signals = &sig;
   RecordedGpu h100 = rec.meta.gpus[0];
   auto f = ForecastUpgrade({Phase(0, 101, "compute_bound")}, std::nullopt, &h100, "H200", in);
   ASSERT_TRUE(f.has_value());

@@ -59,7 +59,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
   SampleSignals x;
   x.t = s.t;
   x.dt = s.interval_s > 0 ? s.interval_s : 0;
-  Mean util, sm, occupancy, tensor, dram, mem, loss;
+  Mean util, sm, occupancy, tensor, dram, mem, loss, power;
   double link_pct = kNaN;
   bool all_gpm = true;
   int judged_seen = 0;
@@ -72,6 +72,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
     tensor.Add(g.tensor_active_pct);
     dram.Add(g.dram_bw_util_pct);
     mem.Add(g.mem_util_pct);
+    power.Add(g.power_w);
     if (!g.sm_active_pct) all_gpm = false;
     const GpuFacts* f = static_cast<size_t>(g.gpu) < facts.size() ? &facts[g.gpu] : nullptr;
     std::optional<double> tx =
@@ -102,6 +103,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
   x.tensor_active = tensor.Get();
   x.dram_bw = dram.Get();
   x.mem_util = mem.Get();
+  x.power_w = power.Get();
   x.pcie_link_pct = link_pct;
   x.sm_clock_loss = loss.Get();
   x.activity = judged_seen > 0 && all_gpm ? x.sm_active : x.util;
@@ -159,15 +161,15 @@ std::vector<char> Judged(const std::vector<int>& gpus) {
 
 // The figures merged as dt-weighted means when rows hold several samples.
 constexpr double SampleSignals::*kMeanFields[] = {
-    &SampleSignals::activity,       &SampleSignals::util,          &SampleSignals::sm_active,
-    &SampleSignals::sm_occupancy,   &SampleSignals::tensor_active, &SampleSignals::dram_bw,
-    &SampleSignals::mem_util,       &SampleSignals::pcie_link_pct, &SampleSignals::sm_clock_loss,
-    &SampleSignals::cpu_busy,       &SampleSignals::iowait,        &SampleSignals::psi_io,
-    &SampleSignals::psi_cpu,        &SampleSignals::disk_busy,     &SampleSignals::disk_write_bps,
-    &SampleSignals::max_core,       &SampleSignals::mem_available, &SampleSignals::wl_cpu,
-    &SampleSignals::busiest_thread, &SampleSignals::wl_rchar_bps,  &SampleSignals::wl_read_syscalls,
-    &SampleSignals::wl_opens,       &SampleSignals::wl_read_bps,   &SampleSignals::cgroup_throttled,
-    &SampleSignals::net_link_pct,   &SampleSignals::net_cnp_per_s,
+    &SampleSignals::activity,         &SampleSignals::util,           &SampleSignals::sm_active,
+    &SampleSignals::sm_occupancy,     &SampleSignals::tensor_active,  &SampleSignals::dram_bw,
+    &SampleSignals::mem_util,         &SampleSignals::power_w,        &SampleSignals::pcie_link_pct,
+    &SampleSignals::sm_clock_loss,    &SampleSignals::cpu_busy,       &SampleSignals::iowait,
+    &SampleSignals::psi_io,           &SampleSignals::psi_cpu,        &SampleSignals::disk_busy,
+    &SampleSignals::disk_write_bps,   &SampleSignals::max_core,       &SampleSignals::mem_available,
+    &SampleSignals::wl_cpu,           &SampleSignals::busiest_thread, &SampleSignals::wl_rchar_bps,
+    &SampleSignals::wl_read_syscalls, &SampleSignals::wl_opens,       &SampleSignals::wl_read_bps,
+    &SampleSignals::cgroup_throttled, &SampleSignals::net_link_pct,   &SampleSignals::net_cnp_per_s,
 };
 
 SampleSignals Merge(const std::vector<SampleSignals>& v) {

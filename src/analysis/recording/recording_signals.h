@@ -26,6 +26,7 @@ struct SampleSignals {
   double tensor_active = 0;
   double dram_bw = 0;
   double mem_util = 0;
+  double power_w = 0;        // mean board power over the GPUs that report it; NaN none
   double pcie_link_pct = 0;  // max over GPUs of (TX + RX) / link theoretical
   double sm_clock_loss = 0;  // mean of 1 − clock / max over busy GPUs, percent; NaN unknown
   bool throttle_power = false, throttle_thermal = false, throttle_hw = false;
