@@ -84,7 +84,10 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   if (!flags.html.empty()) {
-    html::Timeline timeline = html::BuildTimeline(*rec);
+    // The timeline draws every sample, so --html reads the recording whole (the analysis above
+    // streams it); a recording that cannot be read twice gets a page without one.
+    Result<Recording> rec = ReadRecording(path);
+    html::Timeline timeline = rec.ok() ? html::BuildTimeline(*rec) : html::Timeline{};
     Result<std::string> page =
         html::RenderHtmlFromJson(RenderAnalyzeJson(report), path, &timeline, now->iso);
     Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();
