@@ -16,10 +16,10 @@
 #include "cli/common/cli_util.h"
 #include "core/hw/gpu_specs.h"
 #include "core/report.h"
+#include "output/forecast_render.h"
+#include "output/html_report.h"
 #include "output/trace_compare_json.h"
 #include "output/trace_compare_text.h"
-#include "output/html_report.h"
-#include "output/forecast_render.h"
 #include "output/trace_json.h"
 #include "output/trace_text.h"
 #include "sources/trace/trace_input.h"
@@ -34,7 +34,7 @@ struct TraceFlags {
   std::string compare;  // run B of `--compare` ("" when not comparing)
   std::string format = "text";
   std::string color = "auto";
-  std::string html;  // --html FILE: also write the report as an HTML page
+  std::string html;                   // --html FILE: also write the report as an HTML page
   std::optional<std::string> target;  // --target: upgrade forecast to this GPU ("list": the table)
   std::optional<std::string> source;  // --source: the trace's GPU when it does not say
 };
@@ -42,8 +42,9 @@ struct TraceFlags {
 // `gpuvet trace A --compare B`: both inputs must be readable; the comparison is the output.
 int RunCompare(const TraceFlags& flags) {
   if (flags.target) {
-    return UsageError("trace", "--target is not available with --compare: forecast each run on "
-                               "its own (gpuvet trace A --target GPU)");
+    return UsageError("trace",
+                      "--target is not available with --compare: forecast each run on "
+                      "its own (gpuvet trace A --target GPU)");
   }
   if (!flags.html.empty()) {
     std::fprintf(stderr,

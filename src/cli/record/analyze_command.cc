@@ -17,8 +17,8 @@
 #include "output/html_report.h"
 #include "output/html_timeline.h"
 #include "sources/recording/recording_store.h"
-#include "util/file.h"
 #include "sources/trace/trace_input.h"
+#include "util/file.h"
 
 namespace gpuvet {
 
