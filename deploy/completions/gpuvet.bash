@@ -4,7 +4,7 @@
 # they are always those of the installed binary. Needs no bash-completion helper functions.
 _gpuvet() {
   local cur=${COMP_WORDS[COMP_CWORD]}
-  local commands="check checks explain bench trace exporter import record watch analyze fleet"
+  local commands="check checks explain bench trace exporter import record watch analyze fleet report"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return

@@ -110,7 +110,12 @@ probe() {  # probe NAME SCENARIO(or "") -> checks /readyz status and /livez
   done
   [ -n "$port" ] || { fail "$name: exporter did not start: $(cat "$tmp/$name.err")"; return; }
   local ready live
-  ready=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")
+  # The exporter serves before its first collection completes (not ready until then): poll.
+  for i in $(seq 1 50); do
+    ready=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")
+    [ "$ready" = "$want_ready" ] && break
+    sleep 0.1
+  done
   live=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/livez")
   [ "$ready" = "$want_ready" ] || fail "$name: /readyz $ready, expected $want_ready"
   [ "$live" = 200 ] || fail "$name: /livez $live, expected 200"

@@ -22,7 +22,7 @@ deb=$(GPUVET_DEB_COMPRESSION=none "$src/scripts/package.sh" "$build" "$tmp/out" 
 [ "$(basename "$deb")" = "gpuvet_$("$gpuvet" --version | sed -n 's/^gpuvet \([0-9.]*\) .*/\1/p')_$(dpkg --print-architecture).deb" ] ||
   fail "package name $(basename "$deb")"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libc6 libstdc++6 libfmt9 libsqlite3-0 libcpp-httplib0.11; do
+for lib in libc6 libstdc++6 libfmt9 libsqlite3-0; do
   printf '%s' "$depends" | grep -q "$lib" || fail "Depends lacks $lib: $depends"
 done
 printf '%s' "$depends" | grep -qi nvidia && fail "Depends names NVIDIA (NVML is dlopen()ed): $depends"
