@@ -70,12 +70,11 @@ case "$cmd" in
     # runs the same suite on an optimised plain build.
     build_type=${GPUVET_TEST_BUILD_TYPE:-Debug}
     sanitize=${GPUVET_SANITIZE:-ON}
-    # The test build is g++'s. GPUVET_TEST_COMPILER=clang builds it with clang and libFuzzer's
-    # coverage instrumentation instead, so the fuzz targets (fuzz/, docs/fuzzing.md) come out of
-    # the same build and run below for a short fixed budget; with g++ they only replay their kept
-    # inputs in ctest. (clang is not the default yet: its sanitized build does not link the fake
-    # NVML/libcuda shared libraries.)
-    compiler=${GPUVET_TEST_COMPILER:-gcc}
+    # The test build is clang's, with libFuzzer's coverage instrumentation, so the fuzz targets
+    # (fuzz/, docs/fuzzing.md) come out of the same build and run below for a short fixed budget.
+    # GPUVET_TEST_COMPILER=gcc builds it with g++ instead: the fuzz targets then link a replay
+    # driver that only runs their kept inputs in ctest.
+    compiler=${GPUVET_TEST_COMPILER:-clang}
     fuzz=OFF
     if [[ $compiler == clang ]]; then
       export CC=clang CXX=clang++

@@ -64,18 +64,21 @@ class PolicyReader {
   }
 
   Status ReadInt(const toml::node& n, std::string_view key, int64_t lo, int64_t hi, int64_t& out) {
-    auto v = n.value<int64_t>();
-    if (!n.is_integer() || !v) return Error(n, fmt::format("'{}' must be an integer", key));
-    if (*v < lo || *v > hi) {
-      return Error(n, fmt::format("'{}' must be between {} and {}, got {}", key, lo, hi, *v));
+    // The type first: value<int64_t>() converts a float node, and 2e30 does not fit (UB).
+    const toml::value<int64_t>* iv = n.as_integer();
+    if (iv == nullptr) return Error(n, fmt::format("'{}' must be an integer", key));
+    const int64_t v = iv->get();
+    if (v < lo || v > hi) {
+      return Error(n, fmt::format("'{}' must be between {} and {}, got {}", key, lo, hi, v));
     }
-    out = *v;
+    out = v;
     return Status::Ok();
   }
 
   Status ReadNumber(const toml::node& n, std::string_view key, double lo, double hi, double& out) {
     if (!n.is_number()) return Error(n, fmt::format("'{}' must be a number", key));
-    double v = n.is_integer() ? static_cast<double>(*n.value<int64_t>()) : *n.value<double>();
+    double v =
+        n.is_integer() ? static_cast<double>(n.as_integer()->get()) : n.as_floating_point()->get();
     // TOML accepts nan and inf; a NaN threshold makes every comparison false and turns its check
     // off without a word, an infinite one never fires.
     if (!std::isfinite(v)) {

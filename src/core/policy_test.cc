@@ -58,6 +58,9 @@ TEST(PolicyTest, UnknownKeyPointsAtTheKey) {
 TEST(PolicyTest, ErrorsCarryPosition) {
   ExpectError("[gpu]\nexpected_count = \"eight\"\n", "bad.toml:2:");
   ExpectError("[gpu]\nexpected_count = \"eight\"\n", "must be an integer");
+  // A float where an integer goes, even one no integer type holds (found by fuzz_policy).
+  ExpectError("[gpu]\nexpected_count = 8.0\n", "must be an integer");
+  ExpectError("[thresholds]\necc_corrected_volatile_warn = 2e30\n", "must be an integer");
   ExpectError("[gpu\n", "bad.toml:1:");
   ExpectError("[gpus]\nexpected_count = 8\n", "unknown table [gpus]");
   ExpectError("[thresholds]\ntemperature_margin = 3\n",

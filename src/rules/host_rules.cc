@@ -442,10 +442,10 @@ void CheckGpuContext(const CheckInput& in, std::vector<Finding>& out) {
     if (proc.gpu_evidence.empty()) ev.push_back({"maps", "GPU mapping", ""});
   }
   if (!ev.empty()) {
-    out.push_back(MakeFinding(
-        kId, subject, Severity::kOk,
-        fmt::format("holds a GPU context ({} sign{})", ev.size(), ev.size() == 1 ? "" : "s"),
-        std::move(ev)));
+    // The summary first: an argument list may move `ev` before it counts it (g++ did).
+    std::string summary =
+        fmt::format("holds a GPU context ({} sign{})", ev.size(), ev.size() == 1 ? "" : "s");
+    out.push_back(MakeFinding(kId, subject, Severity::kOk, std::move(summary), std::move(ev)));
     return;
   }
   if (!nvml_readable && !proc.maps_gpu.has()) {
