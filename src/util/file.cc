@@ -76,24 +76,37 @@ Result<int> OpenForReading(const std::string& path, FileKinds kinds) {
   return fd;
 }
 
-Result<std::string> ReadFile(const std::string& path, size_t max_bytes, FileKinds kinds) {
+Status ReadFileInto(const std::string& path, size_t max_bytes, std::string& out, FileKinds kinds) {
+  out.clear();
   Result<int> opened = OpenForReading(path, kinds);
   if (!opened.ok()) return opened.status();
   const int fd = *opened;
-  std::string out;
-  char buf[16384];
-  while (out.size() < max_bytes) {
-    ssize_t n = ::read(fd, buf, std::min(sizeof(buf), max_bytes - out.size()));
+  // Straight into `out`'s storage, grown as needed: no copy, and a reused buffer is not
+  // reallocated for a file no larger than the ones before.
+  size_t len = 0;
+  while (len < max_bytes) {
+    if (len == out.size()) {
+      out.resize(std::min(max_bytes, std::max({size_t{16384}, 2 * out.size(), out.capacity()})));
+    }
+    ssize_t n = ::read(fd, out.data() + len, out.size() - len);
     if (n < 0) {
       if (errno == EINTR) continue;
       int err = errno;
       ::close(fd);
+      out.clear();
       return ErrnoStatus("cannot read", path, err);
     }
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    len += static_cast<size_t>(n);
   }
   ::close(fd);
+  out.resize(len);
+  return Status::Ok();
+}
+
+Result<std::string> ReadFile(const std::string& path, size_t max_bytes, FileKinds kinds) {
+  std::string out;
+  if (Status s = ReadFileInto(path, max_bytes, out, kinds); !s.ok()) return s;
   return out;
 }
 

@@ -40,6 +40,11 @@ Result<int> OpenForReading(const std::string& path, FileKinds kinds = FileKinds:
 Result<std::string> ReadFile(const std::string& path, size_t max_bytes = kDefaultReadCap,
                              FileKinds kinds = FileKinds::kRegular);
 
+// ReadFile into `out` (replaced; its storage is reused, so a loop over many files allocates only
+// for a file larger than all before it). `out` is empty on error.
+Status ReadFileInto(const std::string& path, size_t max_bytes, std::string& out,
+                    FileKinds kinds = FileKinds::kRegular);
+
 // Reads a one-line sysfs/proc attribute (at most kAttributeReadCap) and trims it.
 Result<std::string> ReadAttribute(const std::string& path);
 

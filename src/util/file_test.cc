@@ -56,6 +56,26 @@ TEST_F(FileTest, ReadsRegularFilesUpToTheCap) {
   EXPECT_EQ(capped->size(), kAttributeReadCap);
 }
 
+// One buffer over files of different sizes: each read replaces it exactly (a large file, then a
+// small one, then one past the cap), and an error leaves it empty.
+TEST_F(FileTest, ReadIntoReusesOneBuffer) {
+  std::string buffer;
+  const std::string large(100000, 'a');
+  ASSERT_TRUE(ReadFileInto(Write("large", large), 1 << 20, buffer).ok());
+  EXPECT_EQ(buffer, large);
+  const size_t capacity = buffer.capacity();
+  ASSERT_TRUE(ReadFileInto(Write("small", "xyz"), 1 << 20, buffer).ok());
+  EXPECT_EQ(buffer, "xyz");
+  EXPECT_EQ(buffer.capacity(), capacity);  // not reallocated
+  ASSERT_TRUE(ReadFileInto(Write("capped", std::string(50000, 'b')), 40000, buffer).ok());
+  EXPECT_EQ(buffer, std::string(40000, 'b'));
+  ASSERT_TRUE(ReadFileInto(Write("empty", ""), 1 << 20, buffer).ok());
+  EXPECT_EQ(buffer, "");
+  Status missing = ReadFileInto((dir_ / "nope").string(), 1 << 20, buffer);
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_TRUE(buffer.empty());
+}
+
 TEST_F(FileTest, MissingAndUnreadableKeepTheirCodes) {
   Result<std::string> missing = ReadFile((dir_ / "nope").string());
   ASSERT_FALSE(missing.ok());

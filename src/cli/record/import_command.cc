@@ -1,5 +1,6 @@
-// `gpuvet import`: parse (sources/smi_log_import) -> write (sources/recording_store). Exit codes:
-// 0 the recording was written, 2 the log could not be read or parsed, or OUT not written.
+// `gpuvet import`: the log parsed (sources/smi_log_import) and streamed into the writer
+// (sources/recording_store). Exit codes: 0 the recording was written, 2 the log could not be read
+// or parsed, or OUT not written.
 #include "cli/record/import_command.h"
 
 #include <CLI/CLI.hpp>
@@ -7,7 +8,6 @@
 
 #include "cli/common/cli_util.h"
 #include "core/report.h"
-#include "sources/recording/recording_store.h"
 #include "sources/recording/smi_log_import.h"
 
 namespace gpuvet {
@@ -29,25 +29,20 @@ int RunImport(const ImportFlags& flags) {
                                            : SmiLogFormat::kAuto;
   o.csv_columns = flags.columns;
   o.interval_s = flags.interval_s;
-  Result<Recording> rec = ImportSmiLog(flags.path, o);
-  if (!rec.ok()) return UsageError("import", rec.status().message());
-  // One transaction per 4096 samples (about an hour of an 8-GPU log at 1 Hz): a killed import
-  // leaves a readable file missing at most the last batch.
-  RecordingWriterOptions options;
-  options.samples_per_commit = 4096;
-  auto writer = RecordingWriter::Create(flags.out, rec->meta, options);
-  if (!writer.ok()) return UsageError("import", writer.status().message());
-  for (const Sample& s : rec->samples) {
-    if (Status st = (*writer)->Append(s); !st.ok()) return UsageError("import", st.message());
-  }
-  if (Status st = (*writer)->Finish(rec->meta.end_unix_s, std::nullopt); !st.ok()) {
+  // Streams the log into the writer: two passes over the file a buffer at a time, one
+  // transaction per kImportSamplesPerCommit samples. A killed import leaves a readable file of the
+  // committed batches, without an end time; a refused log writes nothing.
+  SmiRecordingSink sink(flags.out);
+  if (Status st = StreamSmiLog(flags.path, o, &sink); !st.ok()) {
     return UsageError("import", st.message());
   }
-  size_t gpus = rec->meta.gpus.size();
-  std::printf("imported %zu samples of %zu GPU%s (interval %.3g s) from %s\n", rec->samples.size(),
-              gpus, gpus == 1 ? "" : "s", rec->meta.interval_s, flags.path.c_str());
-  auto ignored = rec->meta.notes.find("import.ignored_columns");
-  if (ignored != rec->meta.notes.end()) {
+  const RecordingMeta& meta = sink.meta();
+  size_t gpus = meta.gpus.size();
+  std::printf("imported %lld samples of %zu GPU%s (interval %.3g s) from %s\n",
+              static_cast<long long>(sink.samples()), gpus, gpus == 1 ? "" : "s", meta.interval_s,
+              flags.path.c_str());
+  auto ignored = meta.notes.find("import.ignored_columns");
+  if (ignored != meta.notes.end()) {
     std::printf("ignored columns (no recording field): %s\n", ignored->second.c_str());
   }
   std::printf("recording written to %s\n", flags.out.c_str());

@@ -19,11 +19,13 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 enum class Col { kIgnored, kDate, kTime, kGpu, kField, kPowerViolation, kThermalViolation };
 
-// A dmon column that fills a GpuSample field: the field and the factor to its unit.
+// A dmon column that fills a GpuSample field: the field and the factor to its unit; `count`:
+// stored as an unsigned integer (a negative or huge value makes the row invalid).
 struct FieldMap {
   const char* name;
   double scale;
   void (*set)(GpuSample&, double);
+  bool count = false;
 };
 
 // dmon column names (nvidia-smi(1), "dmon"): p = pwr/gtemp/mtemp, u = sm/mem/enc/dec/jpg/ofa,
@@ -36,11 +38,12 @@ const FieldMap kFields[] = {
     {"mem", 1, [](GpuSample& g, double v) { g.mem_util_pct = v; }},
     {"mclk", 1, [](GpuSample& g, double v) { g.mem_clock_mhz = v; }},
     {"pclk", 1, [](GpuSample& g, double v) { g.sm_clock_mhz = v; }},
-    {"fb", kMiB, [](GpuSample& g, double v) { g.memory_used_bytes = static_cast<uint64_t>(v); }},
+    {"fb", kMiB, [](GpuSample& g, double v) { g.memory_used_bytes = static_cast<uint64_t>(v); },
+     true},
     {"sbecc", 1,
-     [](GpuSample& g, double v) { g.ecc_corrected_volatile = static_cast<uint64_t>(v); }},
+     [](GpuSample& g, double v) { g.ecc_corrected_volatile = static_cast<uint64_t>(v); }, true},
     {"dbecc", 1,
-     [](GpuSample& g, double v) { g.ecc_uncorrected_volatile = static_cast<uint64_t>(v); }},
+     [](GpuSample& g, double v) { g.ecc_uncorrected_volatile = static_cast<uint64_t>(v); }, true},
     {"rxpci", kMiB, [](GpuSample& g, double v) { g.pcie_rx_bytes_per_s = v; }},
     {"txpci", kMiB, [](GpuSample& g, double v) { g.pcie_tx_bytes_per_s = v; }},
 };
@@ -93,46 +96,32 @@ Status LineError(int line, const std::string& what) {
   return InvalidInput("line " + std::to_string(line) + ": " + what);
 }
 
-}  // namespace
-
-Result<Recording> ParseDmonLog(std::string_view text, const SmiImportOptions& options) {
-  std::vector<std::string> ignored;
-  std::optional<Header> header;
-  std::vector<SmiRow> rows;
-  double day_offset = 0, last_time_of_day = -1;
-  bool time_of_day_only = false;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = Trim(text.substr(pos, end - pos));
-    pos = end + 1;
-    ++line_no;
-    if (line.empty()) continue;
+class DmonLineParser : public smi_import_internal::SmiLineParser {
+ public:
+  Result<bool> Line(std::string_view line, int line_no, SmiRow* row) override {
     if (line[0] == '#') {
-      std::vector<std::string_view> words = SplitWhitespace(line.substr(1));
-      if (std::find(words.begin(), words.end(), "gpu") != words.end()) {
-        header = ParseHeader(words, &ignored);
+      smi_import_internal::SplitWhitespaceInto(line.substr(1), &values_);
+      if (std::find(values_.begin(), values_.end(), "gpu") != values_.end()) {
+        header_ = ParseHeader(values_, &ignored_);
       }
-      continue;  // the units line ("# Idx W C ...") and comments
+      return false;  // the units line ("# Idx W C ...") and comments
     }
-    if (!header) return LineError(line_no, "data before the '# gpu ...' dmon header");
-    std::vector<std::string_view> values = SplitWhitespace(line);
-    if (values.size() != header->names.size()) {
-      return LineError(line_no, "expected " + std::to_string(header->names.size()) +
+    if (!header_) return LineError(line_no, "data before the '# gpu ...' dmon header");
+    smi_import_internal::SplitWhitespaceInto(line, &values_);
+    if (values_.size() != header_->names.size()) {
+      return LineError(line_no, "expected " + std::to_string(header_->names.size()) +
                                     " columns as in the header, found " +
-                                    std::to_string(values.size()) + ": \"" + std::string(line) +
+                                    std::to_string(values_.size()) + ": \"" + std::string(line) +
                                     "\"");
     }
-    SmiRow row;
-    row.line = line_no;
-    row.gpu.gpu = -1;
+    *row = SmiRow();
+    row->line = line_no;
+    row->gpu.gpu = -1;
     std::string_view date, time;
     std::optional<double> pviol, tviol;
-    for (size_t i = 0; i < values.size(); ++i) {
-      std::string_view v = values[i];
-      switch (header->kinds[i]) {
+    for (size_t i = 0; i < values_.size(); ++i) {
+      std::string_view v = values_[i];
+      switch (header_->kinds[i]) {
         case Col::kIgnored:
           break;
         case Col::kDate:
@@ -146,62 +135,89 @@ Result<Recording> ParseDmonLog(std::string_view text, const SmiImportOptions& op
           if (!idx || *idx < 0 || *idx > 1023) {
             return LineError(line_no, "GPU index \"" + std::string(v) + "\" is not a number");
           }
-          row.gpu.gpu = static_cast<int>(*idx);
+          row->gpu.gpu = static_cast<int>(*idx);
           break;
         }
         default: {
           if (IsAbsent(v)) break;
-          auto x = ParseDouble(v);
+          auto x = smi_import_internal::ParseLogNumber(v);
           if (!x || !std::isfinite(*x)) {
-            return LineError(line_no, "column '" + header->names[i] + "': \"" + std::string(v) +
+            return LineError(line_no, "column '" + header_->names[i] + "': \"" + std::string(v) +
                                           "\" is not a number or '-'");
           }
-          if (header->kinds[i] == Col::kPowerViolation) {
+          if (header_->kinds[i] == Col::kPowerViolation) {
             pviol = *x;
-          } else if (header->kinds[i] == Col::kThermalViolation) {
+          } else if (header_->kinds[i] == Col::kThermalViolation) {
             tviol = *x;
           } else {
-            header->fields[i]->set(row.gpu, *x * header->fields[i]->scale);
+            const FieldMap& f = *header_->fields[i];
+            double value = *x * f.scale;
+            if (f.count && !smi_import_internal::FitsCount(value)) {
+              return LineError(line_no, "column '" + header_->names[i] + "': \"" + std::string(v) +
+                                            "\" is not a count (0 or more)");
+            }
+            f.set(row->gpu, value);
           }
         }
       }
     }
-    if (row.gpu.gpu < 0) return LineError(line_no, "the header has no 'gpu' column");
+    if (row->gpu.gpu < 0) return LineError(line_no, "the header has no 'gpu' column");
     // pviol/tviol: percent of the interval spent power- or thermally-capped (nvidia-smi(1)).
     if (pviol || tviol) {
       uint64_t bits = 0;
       if (pviol.value_or(0) > 0) bits |= clock_reason::kSwPowerCap;
       if (tviol.value_or(0) > 0) bits |= clock_reason::kSwThermalSlowdown;
-      row.gpu.clock_event_reasons = bits;
+      row->gpu.clock_event_reasons = bits;
     }
-    if (header->has_time) {
-      if (header->has_date) {
-        row.unix_time = smi_import_internal::ParseSmiTimestamp(date, time);
+    if (header_->has_time) {
+      if (header_->has_date) {
+        row->unix_time = smi_import_internal::ParseSmiTimestamp(date, time);
       } else {  // -o T: time of day only; a step back by hours is midnight
-        row.unix_time = smi_import_internal::ParseSmiTimestamp("19700101", time);
-        if (row.unix_time) {
-          time_of_day_only = true;
-          if (*row.unix_time + 12 * 3600 < last_time_of_day) day_offset += 86400;
-          last_time_of_day = *row.unix_time;
-          *row.unix_time += day_offset;
+        row->unix_time = smi_import_internal::ParseSmiTimestamp("19700101", time);
+        if (row->unix_time) {
+          time_of_day_only_ = true;
+          if (*row->unix_time + 12 * 3600 < last_time_of_day_) day_offset_ += 86400;
+          last_time_of_day_ = *row->unix_time;
+          *row->unix_time += day_offset_;
         }
       }
-      if (!row.unix_time) {
+      if (!row->unix_time) {
         return LineError(line_no, "date/time \"" + std::string(date) + " " + std::string(time) +
                                       "\" is not YYYYMMDD HH:MM:SS");
       }
     }
-    rows.push_back(std::move(row));
+    return true;
   }
-  if (rows.empty()) return InvalidInput("no dmon samples (only headers or an empty log)");
-  std::string producer = "gpuvet import nvidia-smi dmon";
-  if (!options.source_name.empty()) producer += " (" + options.source_name + ")";
-  Recording rec =
-      smi_import_internal::BuildRecording(std::move(rows), {}, options, producer, ignored);
-  if (time_of_day_only) {
-    rec.meta.notes["import.clock"] = "time of day only (dmon -o T): dates are unknown";
+
+  smi_import_internal::SmiLogFacts Facts() const override {
+    smi_import_internal::SmiLogFacts facts;
+    facts.ignored_columns = ignored_;
+    if (time_of_day_only_) {
+      facts.notes["import.clock"] = "time of day only (dmon -o T): dates are unknown";
+    }
+    return facts;
   }
-  return rec;
+  std::string Producer() const override { return "gpuvet import nvidia-smi dmon"; }
+  std::string NoSamplesMessage() const override {
+    return "no dmon samples (only headers or an empty log)";
+  }
+
+ private:
+  std::vector<std::string> ignored_;
+  std::optional<Header> header_;
+  double day_offset_ = 0, last_time_of_day_ = -1;
+  bool time_of_day_only_ = false;
+  std::vector<std::string_view> values_;  // reused line by line
+};
+
+}  // namespace
+
+namespace smi_import_internal {
+
+std::unique_ptr<SmiLineParser> MakeDmonLineParser(const SmiImportOptions&) {
+  return std::make_unique<DmonLineParser>();
 }
+
+}  // namespace smi_import_internal
 
 }  // namespace gpuvet

@@ -4,7 +4,9 @@
 // "[N/A]" / "[Not Supported]" for values the GPU does not report. Concatenated runs repeat the
 // header; a different header switches the column set from that line on.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "sources/recording/smi_log_import.h"
@@ -124,14 +126,20 @@ bool IsAbsent(std::string_view v) {
 }
 
 // A header line names fields: each is a query field name ("utilization.gpu [%]"), so
-// lower-case letters, digits, dots and underscores before an optional " [unit]".
+// lower-case letters, digits, dots and underscores before an optional " [unit]". Checked in place
+// (FieldName's text without building it): every data line of a log passes through here.
 bool LooksLikeHeader(const std::vector<std::string_view>& fields) {
   return std::all_of(fields.begin(), fields.end(), [](std::string_view f) {
-    std::string name = FieldName(f);
-    return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-           std::all_of(name.begin(), name.end(), [](char c) {
-             return std::islower(static_cast<unsigned char>(c)) ||
-                    std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '_';
+    std::string_view name = Trim(f);
+    size_t bracket = name.find(" [");
+    if (bracket != std::string_view::npos) name = Trim(name.substr(0, bracket));
+    auto lower = [](char c) {
+      return static_cast<unsigned char>(std::tolower(static_cast<unsigned char>(c)));
+    };
+    return !name.empty() && !std::isdigit(lower(name[0])) &&
+           std::all_of(name.begin(), name.end(), [&](char c) {
+             unsigned char l = lower(c);
+             return std::islower(l) || std::isdigit(l) || l == '.' || l == '_';
            });
   });
 }
@@ -140,49 +148,45 @@ Status LineError(int line, const std::string& what) {
   return InvalidInput("line " + std::to_string(line) + ": " + what);
 }
 
-}  // namespace
+// What a row said about its GPU (the first such row of each GPU is kept).
+struct InfoView {
+  std::string_view name, uuid, bus_id;
+  std::optional<uint64_t> memory_total_bytes;
+  std::optional<double> power_limit_w;
+  std::optional<int> sm_clock_max_mhz, mem_clock_max_mhz, pcie_gen_max, pcie_width_max;
+};
 
-Result<Recording> ParseQueryCsvLog(std::string_view text, const SmiImportOptions& options) {
-  std::vector<std::string> ignored;
-  std::vector<Column> columns;
-  if (!options.csv_columns.empty())
-    columns = ParseColumns(Split(options.csv_columns, ','), &ignored);
-  std::vector<SmiRow> rows;
-  std::map<int, RecordedGpu> gpus;
-  std::string driver;
-  int line_no = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = Trim(text.substr(pos, end - pos));
-    pos = end + 1;
-    ++line_no;
-    if (line.empty()) continue;
-    std::vector<std::string_view> fields = Split(line, ',');
-    if (LooksLikeHeader(fields)) {
-      columns = ParseColumns(fields, &ignored);
-      continue;
+class QueryCsvLineParser : public smi_import_internal::SmiLineParser {
+ public:
+  explicit QueryCsvLineParser(const SmiImportOptions& options) {
+    if (!options.csv_columns.empty()) SetColumns(Split(options.csv_columns, ','));
+  }
+
+  Result<bool> Line(std::string_view line, int line_no, SmiRow* row) override {
+    smi_import_internal::SplitInto(line, ',', &fields_);
+    if (LooksLikeHeader(fields_)) {
+      SetColumns(fields_);
+      return false;
     }
-    if (columns.empty()) {
+    if (columns_.empty()) {
       return LineError(line_no,
                        "a CSV log without a header line (--format=csv,noheader): pass --columns "
                        "with the --query-gpu field list it was written with");
     }
-    if (fields.size() != columns.size()) {
-      return LineError(line_no, "expected " + std::to_string(columns.size()) +
+    if (fields_.size() != columns_.size()) {
+      return LineError(line_no, "expected " + std::to_string(columns_.size()) +
                                     " comma-separated fields as in the header, found " +
-                                    std::to_string(fields.size()) + ": \"" + std::string(line) +
+                                    std::to_string(fields_.size()) + ": \"" + std::string(line) +
                                     "\"");
     }
-    SmiRow row;
-    row.line = line_no;
-    row.gpu.gpu = -1;
-    RecordedGpu info;
+    *row = SmiRow();
+    row->line = line_no;
+    row->gpu.gpu = -1;
+    InfoView info;
     bool has_info = false;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      std::string_view v = Trim(fields[i]);
-      const Column& c = columns[i];
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      std::string_view v = Trim(fields_[i]);
+      const Column& c = columns_[i];
       if (c.kind == Kind::kIgnored || IsAbsent(v)) continue;
       auto bad = [&](const char* expected) {
         return LineError(line_no,
@@ -190,20 +194,19 @@ Result<Recording> ParseQueryCsvLog(std::string_view text, const SmiImportOptions
       };
       if (c.kind == Kind::kTimestamp) {
         size_t space = v.find(' ');
-        row.unix_time =
+        row->unix_time =
             space == std::string_view::npos
                 ? std::nullopt
                 : smi_import_internal::ParseSmiTimestamp(v.substr(0, space), v.substr(space + 1));
-        if (!row.unix_time) return bad("a timestamp (YYYY/MM/DD HH:MM:SS.mmm)");
+        if (!row->unix_time) return bad("a timestamp (YYYY/MM/DD HH:MM:SS.mmm)");
         continue;
       }
       if (c.kind == Kind::kName || c.kind == Kind::kUuid || c.kind == Kind::kBusId ||
           c.kind == Kind::kDriver) {
-        std::string s(v);
-        if (c.kind == Kind::kName) info.name = s;
-        if (c.kind == Kind::kUuid) info.uuid = s;
-        if (c.kind == Kind::kBusId) info.pci_bus_id = s;
-        if (c.kind == Kind::kDriver) driver = s;
+        if (c.kind == Kind::kName) info.name = v;
+        if (c.kind == Kind::kUuid) info.uuid = v;
+        if (c.kind == Kind::kBusId) info.bus_id = v;
+        if (c.kind == Kind::kDriver) driver_.assign(v);
         has_info = true;
         continue;
       }
@@ -216,47 +219,69 @@ Result<Recording> ParseQueryCsvLog(std::string_view text, const SmiImportOptions
             v.find_first_not_of("0123456789abcdefABCDEFxX") != std::string_view::npos) {
           return bad("a hexadecimal bit mask");
         }
-        row.gpu.clock_event_reasons = *bits;
+        row->gpu.clock_event_reasons = *bits;
         continue;
       }
       // A number with or without its unit ("56 %", "600.00 W", "100 MiB", "56").
-      std::vector<std::string_view> parts = SplitWhitespace(v);
-      auto x = parts.empty() || parts.size() > 2 ? std::nullopt : ParseDouble(parts[0]);
+      smi_import_internal::SplitWhitespaceInto(v, &parts_);
+      auto x = parts_.empty() || parts_.size() > 2 ? std::nullopt
+                                                   : smi_import_internal::ParseLogNumber(parts_[0]);
       if (!x || !std::isfinite(*x)) return bad("a number");
+      GpuSample& g = row->gpu;
+      using smi_import_internal::FitsCount;
+      using smi_import_internal::FitsInt;
+      switch (c.kind) {
+        case Kind::kMemUsed:
+        case Kind::kMemTotal:
+          if (!FitsCount(*x * kMiB)) return bad("a size in MiB (0 or more)");
+          break;
+        case Kind::kEccCorrected:
+        case Kind::kEccUncorrected:
+          if (!FitsCount(*x)) return bad("a count (0 or more)");
+          break;
+        case Kind::kSmClockMax:
+        case Kind::kMemClockMax:
+        case Kind::kPcieGenMax:
+        case Kind::kPcieWidthMax:
+          if (!FitsInt(*x)) return bad("a whole number that fits");
+          break;
+        default:
+          break;
+      }
       switch (c.kind) {
         case Kind::kIndex:
           if (*x < 0 || *x > 1023 || *x != std::floor(*x)) return bad("a GPU index");
-          row.gpu.gpu = static_cast<int>(*x);
+          g.gpu = static_cast<int>(*x);
           break;
         case Kind::kUtil:
-          row.gpu.util_pct = *x;
+          g.util_pct = *x;
           break;
         case Kind::kMemUtil:
-          row.gpu.mem_util_pct = *x;
+          g.mem_util_pct = *x;
           break;
         case Kind::kMemUsed:
-          row.gpu.memory_used_bytes = static_cast<uint64_t>(*x * kMiB);
+          g.memory_used_bytes = static_cast<uint64_t>(*x * kMiB);
           break;
         case Kind::kPower:
-          if (!row.gpu.power_w) row.gpu.power_w = *x;
+          if (!g.power_w) g.power_w = *x;
           break;
         case Kind::kTemp:
-          row.gpu.temperature_c = *x;
+          g.temperature_c = *x;
           break;
         case Kind::kSmClock:
-          row.gpu.sm_clock_mhz = *x;
+          g.sm_clock_mhz = *x;
           break;
         case Kind::kGraphicsClock:
-          if (!row.gpu.sm_clock_mhz) row.gpu.sm_clock_mhz = *x;
+          if (!g.sm_clock_mhz) g.sm_clock_mhz = *x;
           break;
         case Kind::kMemClock:
-          row.gpu.mem_clock_mhz = *x;
+          g.mem_clock_mhz = *x;
           break;
         case Kind::kEccCorrected:
-          row.gpu.ecc_corrected_volatile = static_cast<uint64_t>(*x);
+          g.ecc_corrected_volatile = static_cast<uint64_t>(*x);
           break;
         case Kind::kEccUncorrected:
-          row.gpu.ecc_uncorrected_volatile = static_cast<uint64_t>(*x);
+          g.ecc_uncorrected_volatile = static_cast<uint64_t>(*x);
           break;
         case Kind::kMemTotal:
           info.memory_total_bytes = static_cast<uint64_t>(*x * kMiB);
@@ -281,28 +306,62 @@ Result<Recording> ParseQueryCsvLog(std::string_view text, const SmiImportOptions
       }
       if (c.kind >= Kind::kMemTotal) has_info = true;
     }
-    if (row.gpu.gpu < 0) {
+    if (row->gpu.gpu < 0) {
       // Without an index column the log is about one GPU (`-i N`), or the rows are in GPU order.
-      bool has_index = std::any_of(columns.begin(), columns.end(),
-                                   [](const Column& c) { return c.kind == Kind::kIndex; });
-      if (has_index) return LineError(line_no, "no GPU index");
-      row.gpu.gpu = 0;
+      if (has_index_) return LineError(line_no, "no GPU index");
+      row->gpu.gpu = 0;
     }
-    if (has_info && !gpus.count(row.gpu.gpu)) {
-      info.index = row.gpu.gpu;
-      gpus[row.gpu.gpu] = std::move(info);
+    if (has_info && !gpus_.count(row->gpu.gpu)) {
+      RecordedGpu& g = gpus_[row->gpu.gpu];
+      g.index = row->gpu.gpu;
+      g.name = std::string(info.name);
+      g.uuid = std::string(info.uuid);
+      g.pci_bus_id = std::string(info.bus_id);
+      g.memory_total_bytes = info.memory_total_bytes;
+      g.power_limit_w = info.power_limit_w;
+      g.sm_clock_max_mhz = info.sm_clock_max_mhz;
+      g.mem_clock_max_mhz = info.mem_clock_max_mhz;
+      g.pcie_gen_max = info.pcie_gen_max;
+      g.pcie_width_max = info.pcie_width_max;
     }
-    rows.push_back(std::move(row));
+    return true;
   }
-  if (rows.empty()) return InvalidInput("no samples (only a header or an empty log)");
-  std::string producer = "gpuvet import nvidia-smi query-gpu csv";
-  if (!options.source_name.empty()) producer += " (" + options.source_name + ")";
-  std::vector<RecordedGpu> known;
-  for (auto& [index, g] : gpus) known.push_back(std::move(g));
-  Recording rec = smi_import_internal::BuildRecording(std::move(rows), std::move(known), options,
-                                                      producer, ignored);
-  rec.meta.driver_version = driver;
-  return rec;
+
+  smi_import_internal::SmiLogFacts Facts() const override {
+    smi_import_internal::SmiLogFacts facts;
+    facts.ignored_columns = ignored_;
+    for (const auto& [index, g] : gpus_) facts.gpus.push_back(g);
+    facts.driver_version = driver_;
+    return facts;
+  }
+  std::string Producer() const override { return "gpuvet import nvidia-smi query-gpu csv"; }
+  std::string NoSamplesMessage() const override {
+    return "no samples (only a header or an empty log)";
+  }
+
+ private:
+  void SetColumns(const std::vector<std::string_view>& fields) {
+    columns_ = ParseColumns(fields, &ignored_);
+    has_index_ = std::any_of(columns_.begin(), columns_.end(),
+                             [](const Column& c) { return c.kind == Kind::kIndex; });
+  }
+
+  std::vector<std::string> ignored_;
+  std::vector<Column> columns_;
+  bool has_index_ = false;
+  std::map<int, RecordedGpu> gpus_;
+  std::string driver_;
+  std::vector<std::string_view> fields_, parts_;  // reused line by line
+};
+
+}  // namespace
+
+namespace smi_import_internal {
+
+std::unique_ptr<SmiLineParser> MakeQueryCsvLineParser(const SmiImportOptions& options) {
+  return std::make_unique<QueryCsvLineParser>(options);
 }
+
+}  // namespace smi_import_internal
 
 }  // namespace gpuvet
