@@ -13,8 +13,10 @@
 
 namespace gpuvet {
 
-// 1: samples only. 2: adds the `events` table (RecordingEvent). A reader of version 2 reads 1.
-inline constexpr int kRecordingSchemaVersion = 2;
+// 1: samples only. 2: adds the `events` table (RecordingEvent). 3: the child rows (disks,
+// interfaces, RDMA ports, processes) are packed into the samples row. A reader reads every older
+// version.
+inline constexpr int kRecordingSchemaVersion = 3;
 
 // What a GPU is, read once at the start.
 struct RecordedGpu {

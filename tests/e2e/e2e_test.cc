@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -411,7 +412,8 @@ INSTANTIATE_TEST_SUITE_P(BenchFixtures, BenchFixtureTest,
 
 // `gpuvet analyze` over tests/fixtures/analyze/NAME: make_recordings writes NAME.gpuvet into a
 // per-process temp dir; NAME/args holds extra flags; goldens like the other fixtures (the temp dir
-// is scrubbed to <recordings>); NAME/README.md promises the verdict as "verdict: `label`".
+// is scrubbed to <recordings>); NAME/README.md promises the verdict as "verdict: `label`". The
+// same samples written in schema version 2 (child tables) must give the same JSON.
 fs::path AnalyzeFixturesDir() { return fs::path(GPUVET_FIXTURES_DIR) / "analyze"; }
 
 fs::path RecordingsDir() {
@@ -445,6 +447,18 @@ TEST_P(AnalyzeFixtureTest, MatchesGoldenOutputs) {
     scrubbed[i] = ReplaceAll(r.out, out.string(), "<recordings>");
     if (i == 0) report = nlohmann::json::parse(r.out);
   }
+  // The same samples in the layout of schema version 2 (child tables): the same report.
+  RunResult old =
+      RunBinary({GPUVET_MAKE_RECORDINGS, out.string(), "--schema-version", "2", name}, {}, 60);
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), {"--format", "json"});
+    RunResult r = RunBinary(argv, {}, 60);
+    ASSERT_EQ(r.exit_code, 0) << name << " version 2: " << r.err;
+    EXPECT_EQ(ReplaceAll(r.out, out.string(), "<recordings>"), scrubbed[0])
+        << name << ": a version 2 file gives another report";
+  }
   fs::remove_all(out);
   EXPECT_EQ(report["schema"], "gpuvet.analyze/v1");
   if (Updating()) {
@@ -461,6 +475,50 @@ TEST_P(AnalyzeFixtureTest, MatchesGoldenOutputs) {
   ASSERT_TRUE(std::regex_search(readme, m, std::regex("verdict: `([a-z_]+)`")))
       << name << ": README promises no verdict";
   EXPECT_EQ(report["verdict"]["label"], m[1].str()) << name;
+}
+
+// Issue 14: a recording whose periodic stalls coincide with NFS outages in the kernel log names
+// the server on the stalls and gives the storage decision; the control (the same samples without
+// the kernel events) never mentions NFS. The goldens hold the whole outputs; this says what in
+// them is the point.
+TEST(AnalyzeCliTest, NfsOutagesDuringTheStallsNameTheServerAndTheControlDoesNot) {
+  fs::path out = RecordingsDir();
+  RunResult made = RunBinary({GPUVET_MAKE_RECORDINGS, out.string(), "nfs-checkpoint-stalls",
+                              "checkpoint-stalls-no-kernel-events"},
+                             {}, 60);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  auto analyze = [&](const std::string& name, const char* format) {
+    RunResult r = RunBinary({GPUVET_BINARY, "analyze", (out / (name + ".gpuvet")).string(), "--now",
+                             kNow, "--format", format},
+                            {}, 60);
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    return r.out;
+  };
+  nlohmann::json nfs = nlohmann::json::parse(analyze("nfs-checkpoint-stalls", "json"));
+  EXPECT_EQ(nfs["verdict"]["label"], "periodic_stall");
+  EXPECT_EQ(nfs["verdict"]["detail"], "nfs_outage");
+  std::string reason = nfs["verdict"]["reason"];
+  EXPECT_NE(reason.find("every 10.0 min for 45.0 s (6 stalls"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("coinciding with `nfs: server fs1 not responding, still trying` each time"),
+            std::string::npos)
+      << reason;
+  std::string decision = nfs["verdict"]["decision"];
+  EXPECT_EQ(decision.rfind("Fix the storage path, not the job", 0), 0u) << decision;
+  std::string text = analyze("nfs-checkpoint-stalls", "text");
+  EXPECT_NE(text.find("nfs: server fs1 not responding"), std::string::npos) << text;
+
+  nlohmann::json control =
+      nlohmann::json::parse(analyze("checkpoint-stalls-no-kernel-events", "json"));
+  EXPECT_EQ(control["verdict"]["label"], "periodic_stall");
+  EXPECT_NE(control["verdict"]["detail"], "nfs_outage");
+  for (const std::string& o :
+       {control.dump(), analyze("checkpoint-stalls-no-kernel-events", "text")}) {
+    std::string lower = o;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    EXPECT_EQ(lower.find("nfs"), std::string::npos) << o;
+  }
+  fs::remove_all(out);
 }
 
 // Unreadable recordings and bad flags: a message naming the file or flag, exit 2, no crash.

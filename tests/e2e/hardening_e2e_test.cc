@@ -60,7 +60,7 @@ class HardeningE2eTest : public ::testing::Test {
   fs::path Fixture(const std::string& name) { return fs::path(GPUVET_FIXTURES_DIR) / name; }
 
   // `check` of healthy-8gpu with extra flags, JSON out.
-  RunResult CheckHealthy(std::vector<std::string> extra) {
+  RunResult CheckHealthy(std::vector<std::string> extra, const std::string& format = "json") {
     fs::path fx = Fixture("healthy-8gpu");
     std::vector<std::string> args = {"check",
                                      "--now",
@@ -70,7 +70,7 @@ class HardeningE2eTest : public ::testing::Test {
                                      "--nvml-lib",
                                      GPUVET_FAKE_NVML_LIB,
                                      "--format",
-                                     "json"};
+                                     format};
     args.insert(args.end(), extra.begin(), extra.end());
     return Gpuvet(args, {"GPUVET_FAKE_NVML_SCENARIO=" + (fx / "nvml.json").string()});
   }
@@ -78,9 +78,9 @@ class HardeningE2eTest : public ::testing::Test {
   fs::path dir_;
 };
 
-// DISABLED: the output JSON parses strictly (the point of the test), but the expectation that the
-// Xid message is quoted with U+FFFD failed in its first run and was not investigated in time.
-TEST_F(HardeningE2eTest, DISABLED_KernelLogBytesThatAreNotUtf8) {
+// The JSON parses strictly, the bad byte is quoted as U+FFFD, the textfile stays UTF-8, and the
+// text output is produced too.
+TEST_F(HardeningE2eTest, KernelLogBytesThatAreNotUtf8) {
   fs::path log = dir_ / "kernel.log";
   // A stray Latin-1 byte in a process name, a cut sequence and a lone continuation byte.
   WriteText(log,
@@ -97,8 +97,9 @@ TEST_F(HardeningE2eTest, DISABLED_KernelLogBytesThatAreNotUtf8) {
   std::string text = ReadText(prom);
   EXPECT_FALSE(text.empty());
   EXPECT_EQ(text.find('\xf6'), std::string::npos);
-  RunResult plain = CheckHealthy({"--kernel-log", log.string(), "--format", "text"});
+  RunResult plain = CheckHealthy({"--kernel-log", log.string()}, "text");
   EXPECT_TRUE(plain.exit_code == 0 || plain.exit_code == 1) << plain.err;
+  EXPECT_EQ(plain.out.find('\xf6'), std::string::npos);
 }
 
 TEST_F(HardeningE2eTest, EnvFileBytesThatAreNotUtf8) {
@@ -222,27 +223,32 @@ TEST_F(HardeningE2eTest, FleetReportsWithNumbersThatDoNotFitAreSkipped) {
   EXPECT_GE(j["nodes"].size(), 8u);
 }
 
-// DISABLED: two of the six expected column texts did not match in the first run (the nan case
-// matches exactly); the unit tests in core/policy_test.cc cover every case and pass.
-TEST_F(HardeningE2eTest, DISABLED_PoliciesThatWouldSwitchChecksOffAreRefused) {
+// Every refusal names the file, line and column, then says what was expected.
+TEST_F(HardeningE2eTest, PoliciesThatWouldSwitchChecksOffAreRefused) {
   struct Case {
-    std::string toml, message;
+    std::string toml, where, what;
   };
   const Case cases[] = {
       {"[thresholds]\npcie_replay_ber = nan\n",
-       ":2:19: 'thresholds.pcie_replay_ber' must be a "
-       "finite number"},
-      {"[thresholds]\nmemory_available_min_pct = nan\n", ":2:28:"},
-      {"[thresholds]\nretired_pages_fail = -3\n", "between 1 and 100000"},
-      {"[fleet]\nthermal_share_warn = 0.5\nthermal_share_fail = 0.2\n", ":2:22:"},
-      {"[severity]\n\"ecc.mode\" = \"critical\"\n", "must be one of"},
-      {"# \xff\n", ":1:3: byte 0xff is not UTF-8"},
+       ":2:19: ", "'thresholds.pcie_replay_ber' must be a finite number"},
+      {"[thresholds]\nmemory_available_min_pct = nan\n",
+       ":2:28: ", "'thresholds.memory_available_min_pct' must be a finite number"},
+      {"[thresholds]\nretired_pages_fail = -3\n",
+       ":2:22: ", "'thresholds.retired_pages_fail' must be between 1 and 100000, got -3"},
+      {"[fleet]\nthermal_share_warn = 0.5\nthermal_share_fail = 0.2\n",
+       ":2:22: ", "thermal_share_warn"},
+      {"[severity]\n\"ecc.mode\" = \"critical\"\n", ":2:14: ",
+       "severity for 'ecc.mode' must be one of \"ok\", \"info\", \"warn\", \"fail\", \"unknown\""},
+      {"# \xff\n", ":1:3: ", "byte 0xff is not UTF-8"},
   };
   for (const Case& c : cases) {
     WriteText(dir_ / "policy.toml", c.toml);
     RunResult r = CheckHealthy({"--policy", (dir_ / "policy.toml").string()});
     EXPECT_EQ(r.exit_code, 2) << c.toml << r.out;
-    EXPECT_NE(r.err.find((dir_ / "policy.toml").string() + c.message), std::string::npos) << r.err;
+    std::string where = (dir_ / "policy.toml").string() + c.where;
+    size_t at = r.err.find(where);
+    ASSERT_NE(at, std::string::npos) << c.toml << r.err;
+    EXPECT_NE(r.err.find(c.what, at + where.size()), std::string::npos) << c.toml << r.err;
   }
 }
 

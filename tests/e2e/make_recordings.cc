@@ -2,7 +2,9 @@
 // (tests/fixtures/analyze/NAME): `make_recordings OUT_DIR NAME...` writes OUT_DIR/NAME.gpuvet
 // for each scenario through the real RecordingWriter, so the e2e test reads files exactly as
 // `gpuvet record` leaves them. Deterministic: the same scenario gives the same samples.
+// `--schema-version 2` before the names writes the layout of gpuvet before schema version 3.
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
@@ -253,6 +255,46 @@ Recording OneGpuStraggler() {
       .Build();
 }
 
+// Eight H100s training compute-bound for an hour; every 10 minutes the job writes a checkpoint
+// to the NFS server fs1 and stalls 45 s: the writes leave on eth0 for the first seconds, then the
+// server stops answering (little traffic, tasks in D state: iowait and I/O pressure up, the local
+// disk quiet) until it answers again and the write completes. With `nfs_events` the recording
+// holds what `record` read from the kernel log during each stall (`nfs: server fs1 not
+// responding, still trying` 8 s in, `nfs: server fs1 OK` 42 s in); without, the same samples only.
+Recording NfsCheckpointStalls(bool nfs_events) {
+  RecordingBuilder b(8, "NVIDIA H100 80GB HBM3");
+  b.meta().online_cpus = 32;
+  b.meta().notes["record.kernel_log"] = "followed: /dev/kmsg";
+  Recording rec = b.Add(3600, [](Sample& s, int i) {
+                     SetGpus(s, 97, 86);
+                     for (gpuvet::GpuSample& g : s.gpus)
+                       g.tensor_active_pct = 55, g.dram_bw_util_pct = 38;
+                     s.host.core_busy_pct.assign(s.host.core_busy_pct.size(), 24);
+                     s.host.nets[0] = {"eth0", 2e6, 3e6};
+                     const int in_stall = i % 600 - 300;
+                     if (in_stall < 0 || in_stall >= 45) return;
+                     SetGpus(s, 1, 0.5);
+                     s.host.cpu_iowait_pct = 11;
+                     s.host.cpu_user_pct = 3;
+                     s.host.cpu_idle_pct = 84;
+                     s.host.psi_io_some_pct = 62;
+                     s.host.psi_io_full_pct = 48;
+                     const bool writing = in_stall < 8 || in_stall >= 42;
+                     s.host.nets[0] = {"eth0", 1e6, writing ? 1.1e9 : 0.2e6};
+                     s.processes[0].cpu_pct = 2;
+                   }).Build();
+  if (nfs_events) {
+    for (int k = 0; k < 6; ++k) {
+      const double stall = 301.0 + 600 * k;  // sample i has t = i + 1
+      rec.events.push_back({stall + 8, gpuvet::RecordingEventKind::kNfsNotResponding, "fs1",
+                            "nfs: server fs1 not responding, still trying"});
+      rec.events.push_back(
+          {stall + 42, gpuvet::RecordingEventKind::kNfsOk, "fs1", "nfs: server fs1 OK"});
+    }
+  }
+  return rec;
+}
+
 const std::map<std::string, std::function<Recording()>> kScenarios = {
     {"host-cpu-feeder", HostCpuFeeder},
     {"forecast-with-trace", HostCpuFeeder},  // the same recording, refined by a trace
@@ -269,16 +311,23 @@ const std::map<std::string, std::function<Recording()>> kScenarios = {
     {"one-gpu-throttled", OneGpuThrottled},
     {"one-gpu-hot", OneGpuHot},
     {"one-gpu-straggler", OneGpuStraggler},
+    {"nfs-checkpoint-stalls", [] { return NfsCheckpointStalls(true); }},
+    {"checkpoint-stalls-no-kernel-events", [] { return NfsCheckpointStalls(false); }},
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: make_recordings OUT_DIR NAME...\n");
+    std::fprintf(stderr, "usage: make_recordings OUT_DIR [--schema-version 2] NAME...\n");
     return 2;
   }
+  gpuvet::RecordingWriterOptions options;  // one transaction per sample, as `record` writes
   for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--schema-version" && i + 1 < argc) {
+      options.schema_version = std::atoi(argv[++i]);  // 2: the layout before version 3
+      continue;
+    }
     auto it = kScenarios.find(argv[i]);
     if (it == kScenarios.end()) {
       std::fprintf(stderr, "make_recordings: unknown scenario %s\n", argv[i]);
@@ -286,13 +335,27 @@ int main(int argc, char** argv) {
     }
     Recording rec = it->second();
     std::string path = std::string(argv[1]) + "/" + argv[i] + ".gpuvet";
-    auto w = gpuvet::RecordingWriter::Create(path, rec.meta);
+    auto w = gpuvet::RecordingWriter::Create(path, rec.meta, options);
     if (!w.ok()) {
       std::fprintf(stderr, "%s\n", w.status().message().c_str());
       return 1;
     }
+    // Events go in with the sample of their time, as `record` stores what it read meanwhile.
+    size_t next_event = 0;
     for (const Sample& s : rec.samples) {
+      for (; next_event < rec.events.size() && rec.events[next_event].t <= s.t; ++next_event) {
+        if (auto st = (*w)->AppendEvent(rec.events[next_event]); !st.ok()) {
+          std::fprintf(stderr, "%s\n", st.message().c_str());
+          return 1;
+        }
+      }
       if (auto st = (*w)->Append(s); !st.ok()) {
+        std::fprintf(stderr, "%s\n", st.message().c_str());
+        return 1;
+      }
+    }
+    for (; next_event < rec.events.size(); ++next_event) {
+      if (auto st = (*w)->AppendEvent(rec.events[next_event]); !st.ok()) {
         std::fprintf(stderr, "%s\n", st.message().c_str());
         return 1;
       }

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "run_binary.h"
+#include "sources/recording/recording_store.h"
 
 namespace gpuvet::e2e {
 namespace {
@@ -97,6 +98,22 @@ std::string Meta(const std::string& db, const std::string& key) {
   return rows.empty() ? "<absent>" : rows[0];
 }
 
+// The workload processes of every sample (packed into the samples row since schema version 3),
+// read with gpuvet's reader; counts the processes for which `pred` holds.
+template <typename Pred>
+int CountProcesses(const std::string& path, Pred pred) {
+  auto rec = gpuvet::ReadRecording(path);
+  if (!rec.ok()) {
+    ADD_FAILURE() << rec.status().message();
+    return -1;
+  }
+  int n = 0;
+  for (const gpuvet::Sample& s : rec->samples) {
+    for (const gpuvet::ProcessSample& p : s.processes) n += pred(s, p) ? 1 : 0;
+  }
+  return n;
+}
+
 int Count(const std::string& db, const std::string& sql) {
   auto rows = Query(db, sql);
   return rows.empty() ? -1 : std::atoi(rows[0].c_str());
@@ -161,15 +178,18 @@ TEST(RecordTest, ReturnsTheWorkloadsExitCodeAndRecordsItsThreads) {
   EXPECT_GE(Count(rec, "SELECT count(*) FROM samples"), 5);
   EXPECT_GT(Count(rec, "SELECT count(*) FROM samples WHERE length(gpus) > 0"), 0);
   // The workload's process, and its pegged "feeder" thread in the packed thread list.
-  EXPECT_GT(Count(rec,
-                  "SELECT count(*) FROM process_samples WHERE comm LIKE 'workload_cpu%' "
-                  "AND cpu_pct > 0"),
+  EXPECT_GT(CountProcesses(rec,
+                           [](const gpuvet::Sample&, const gpuvet::ProcessSample& p) {
+                             return p.comm.rfind("workload_cpu", 0) == 0 && p.cpu_pct > 0;
+                           }),
             0);
-  // Its busiest thread (first in the packed list: int32 tid, then the 16-byte comm) is the
-  // spinning "feeder", whatever share of a core this machine's load leaves it.
-  EXPECT_GT(Count(rec,
-                  "SELECT count(*) FROM process_samples WHERE substr(top_threads, 5, 6) = "
-                  "CAST('feeder' AS BLOB)"),
+  // Its busiest thread (first in the packed list) is the spinning "feeder", whatever share of a
+  // core this machine's load leaves it.
+  EXPECT_GT(CountProcesses(rec,
+                           [](const gpuvet::Sample&, const gpuvet::ProcessSample& p) {
+                             return !p.top_threads.empty() &&
+                                    p.top_threads[0].comm.rfind("feeder", 0) == 0;
+                           }),
             0);
 }
 
@@ -232,13 +252,17 @@ TEST(RecordTest, AttachesToARunningProcessTree) {
   EXPECT_EQ(Meta(rec, "exit_code"), "<absent>");
   EXPECT_EQ(Meta(rec, "command"), "[]");
   // Parent and forked child, both with their "worker" thread.
-  EXPECT_GE(Count(rec,
-                  "SELECT max(n) FROM (SELECT count(*) AS n FROM process_samples GROUP BY "
-                  "sample_id)"),
-            2);
-  EXPECT_GT(Count(rec,
-                  "SELECT count(*) FROM process_samples WHERE instr(top_threads, "
-                  "CAST('worker' AS BLOB)) > 0"),
+  EXPECT_GT(
+      CountProcesses(rec, [](const gpuvet::Sample& s,
+                             const gpuvet::ProcessSample&) { return s.processes.size() >= 2; }),
+      0);
+  EXPECT_GT(CountProcesses(rec,
+                           [](const gpuvet::Sample&, const gpuvet::ProcessSample& p) {
+                             for (const gpuvet::ThreadSample& t : p.top_threads) {
+                               if (t.comm.find("worker") != std::string::npos) return true;
+                             }
+                             return false;
+                           }),
             0);
 }
 
@@ -248,7 +272,11 @@ TEST(RecordTest, RecordsStorageReadsOfAnIoBoundWorkload) {
   RunResult r =
       RunBinary(Record(rec, {"--", Workload("odirect_reader"), dir.Path(""), "2"}), Env());
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_GT(Count(rec, "SELECT count(*) FROM process_samples WHERE rchar_per_s > 1048576"), 0)
+  EXPECT_GT(CountProcesses(rec,
+                           [](const gpuvet::Sample&, const gpuvet::ProcessSample& p) {
+                             return p.rchar_per_s.value_or(0) > 1048576;
+                           }),
+            0)
       << r.out;
 }
 
@@ -258,7 +286,9 @@ TEST(RecordTest, DurationAloneRecordsTheHost) {
   RunResult r = RunBinary(Record(rec, {"--duration", "1s"}), Env());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(Count(rec, "SELECT count(*) FROM samples"), 3);
-  EXPECT_EQ(Count(rec, "SELECT count(*) FROM process_samples"), 0);
+  EXPECT_EQ(
+      CountProcesses(rec, [](const gpuvet::Sample&, const gpuvet::ProcessSample&) { return true; }),
+      0);
   EXPECT_EQ(Meta(rec, "exit_code"), "<absent>");
   EXPECT_GT(Count(rec, "SELECT count(*) FROM gpus"), 0);
 }
@@ -367,7 +397,7 @@ TEST(RecordTest, FollowsTheKernelLogAndStoresItsEvents) {
   ASSERT_EQ(t.size(), 2u);
   EXPECT_GT(std::atof(t[0].c_str()), 0.3);
   EXPECT_LT(std::atof(t[0].c_str()), 1.5);
-  EXPECT_EQ(Meta(rec, "schema_version"), "2");
+  EXPECT_EQ(Meta(rec, "schema_version"), "3");
   // A kernel log that cannot be followed when asked for by name is a usage error.
   EXPECT_EQ(
       RunBinary(Record(dir.Path("x.gpuvet"), {"--kernel-log", dir.Path("none"), "--", "true"}),

@@ -132,14 +132,17 @@ BottleneckLabel PeriodicLabel(const PeriodicStall& p, double total, const Analyz
                                                      p.write_bytes_per_s_during / 1e6,
                                                      p.write_bytes_per_s_outside / 1e6)
                                        : "");
+  // The threshold of a write burst, and whether the stalls are one (the row used to read as a
+  // criterion met even when the disk was as quiet during the stalls as outside).
+  const std::string burst = fmt::format(">= {:.1f} x outside ({:.1f} MB/s) and >= 1 MB/s",
+                                        th.write_burst_ratio, p.write_bytes_per_s_outside / 1e6);
   l.evidence = {
       {"period", Dur(p.period_s),
        fmt::format("start-to-start within {:.0f} %", th.periodic_jitter_pct)},
       {"stall_length", Dur(p.stall_s), "< period / 2"},
       {"stalls", std::to_string(p.count), fmt::format(">= {}", th.periodic_min_stalls)},
       {"disk_write_during_stalls", fmt::format("{:.1f} MB/s", p.write_bytes_per_s_during / 1e6),
-       fmt::format(">= {:.1f} x outside ({:.1f} MB/s)", th.write_burst_ratio,
-                   p.write_bytes_per_s_outside / 1e6)}};
+       p.write_burst ? burst : "not a write burst (" + burst + ")"}};
   if (!p.cause_kind.empty()) {
     // The kernel says why the loop waits: that decides, ahead of the disk writes.
     l.detail = p.cause_kind == "nfs_not_responding" ? Subcase::kNfsOutage : Subcase::kKernelEvent;

@@ -47,10 +47,18 @@ class MemoryGrowthDetector {
 
  private:
   struct Series;
+  // The entry of `key` in `map` (created when `create`, else nullptr when absent), remembered at
+  // position `i` of `at`: consecutive samples list the same processes and GPUs in the same
+  // order, so a lookup is mostly one comparison.
+  template <typename V>
+  static V* At(std::map<int, V>& map, std::vector<std::pair<int, V*>>& at, size_t i, int key,
+               bool create);
   const RecordingMeta& meta_;
   const AnalyzeThresholds& th_;
   std::map<int, Series> rss_, gpu_mem_;
   std::map<int, std::string> comm_;
+  std::vector<std::pair<int, Series*>> rss_at_, gpu_at_;
+  std::vector<std::pair<int, std::string*>> comm_at_;
   std::vector<int> gpus_;
   std::optional<double> mem_available_;
 };

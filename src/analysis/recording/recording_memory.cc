@@ -112,16 +112,39 @@ MemoryGrowthDetector::MemoryGrowthDetector(const RecordingMeta& meta, const Anal
 
 MemoryGrowthDetector::~MemoryGrowthDetector() = default;
 
-void MemoryGrowthDetector::Survey(const Sample& s) {
-  for (const ProcessSample& p : s.processes) {
-    if (p.rss_bytes) rss_[p.pid].Count(s.t, static_cast<double>(*p.rss_bytes));
+template <typename V>
+V* MemoryGrowthDetector::At(std::map<int, V>& map, std::vector<std::pair<int, V*>>& at, size_t i,
+                            int key, bool create) {
+  if (i < at.size() && at[i].first == key) return at[i].second;
+  V* v = nullptr;
+  if (create) {
+    v = &map[key];
+  } else if (auto it = map.find(key); it != map.end()) {
+    v = &it->second;
   }
-  for (const GpuSample& g : s.gpus) {
-    if (g.memory_used_bytes) gpu_mem_[g.gpu].Count(s.t, static_cast<double>(*g.memory_used_bytes));
+  if (i >= at.size()) at.resize(i + 1, {0, nullptr});
+  at[i] = {key, v};
+  return v;
+}
+
+void MemoryGrowthDetector::Survey(const Sample& s) {
+  for (size_t i = 0; i < s.processes.size(); ++i) {
+    const ProcessSample& p = s.processes[i];
+    if (p.rss_bytes) {
+      At(rss_, rss_at_, i, p.pid, true)->Count(s.t, static_cast<double>(*p.rss_bytes));
+    }
+  }
+  for (size_t i = 0; i < s.gpus.size(); ++i) {
+    const GpuSample& g = s.gpus[i];
+    if (g.memory_used_bytes) {
+      At(gpu_mem_, gpu_at_, i, g.gpu, true)->Count(s.t, static_cast<double>(*g.memory_used_bytes));
+    }
   }
 }
 
 void MemoryGrowthDetector::StartFits(const std::vector<int>& gpus) {
+  rss_at_.clear();  // entries are erased below: no remembered pointer may outlive them
+  gpu_at_.clear();
   gpus_ = gpus;
   for (auto& [pid, series] : rss_) series.Start();
   for (auto it = gpu_mem_.begin(); it != gpu_mem_.end();) {
@@ -135,17 +158,22 @@ void MemoryGrowthDetector::StartFits(const std::vector<int>& gpus) {
 }
 
 void MemoryGrowthDetector::Add(const Sample& s) {
-  for (const ProcessSample& p : s.processes) {
+  for (size_t i = 0; i < s.processes.size(); ++i) {
+    const ProcessSample& p = s.processes[i];
     if (!p.rss_bytes) continue;
-    auto it = rss_.find(p.pid);
-    if (it == rss_.end()) continue;
-    it->second.Add(s.t, static_cast<double>(*p.rss_bytes));
-    if (it->second.n >= 10) comm_[p.pid] = p.comm;  // shorter series are never judged
+    Series* series = At(rss_, rss_at_, i, p.pid, false);
+    if (series == nullptr) continue;
+    series->Add(s.t, static_cast<double>(*p.rss_bytes));
+    if (series->n >= 10) {  // shorter series are never judged
+      std::string* comm = At(comm_, comm_at_, i, p.pid, true);
+      if (*comm != p.comm) *comm = p.comm;
+    }
   }
-  for (const GpuSample& g : s.gpus) {
+  for (size_t i = 0; i < s.gpus.size(); ++i) {
+    const GpuSample& g = s.gpus[i];
     if (!g.memory_used_bytes) continue;
-    auto it = gpu_mem_.find(g.gpu);
-    if (it != gpu_mem_.end()) it->second.Add(s.t, static_cast<double>(*g.memory_used_bytes));
+    Series* series = At(gpu_mem_, gpu_at_, i, g.gpu, false);
+    if (series != nullptr) series->Add(s.t, static_cast<double>(*g.memory_used_bytes));
   }
   if (s.host.mem_available_bytes) {
     mem_available_ = static_cast<double>(*s.host.mem_available_bytes);

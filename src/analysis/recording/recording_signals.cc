@@ -217,12 +217,24 @@ WorkloadGpuSurvey::WorkloadGpuSurvey(const RecordingMeta& meta, const AnalyzeThr
   for (const RecordedGpu& g : meta.gpus) all_.insert(g.index);
 }
 
+void WorkloadGpuSurvey::Insert(std::set<int>* set, uint8_t bit, int gpu) {
+  if (gpu < 0 || gpu >= kMaxGpuIndex) {
+    set->insert(gpu);
+    return;
+  }
+  if (seen_.empty()) seen_.assign(kMaxGpuIndex, 0);
+  uint8_t& seen = seen_[static_cast<size_t>(gpu)];
+  if (seen & bit) return;
+  seen |= bit;
+  set->insert(gpu);
+}
+
 void WorkloadGpuSurvey::Add(const Sample& s) {
   for (const GpuSample& g : s.gpus) {
-    all_.insert(g.gpu);
-    if (!g.processes.empty()) with_process_.insert(g.gpu);
+    Insert(&all_, 1, g.gpu);
+    if (!g.processes.empty()) Insert(&with_process_, 2, g.gpu);
     double a = ActivityOf(g);
-    if (std::isfinite(a) && a > th_.gpu_idle_pct) active_.insert(g.gpu);
+    if (std::isfinite(a) && a > th_.gpu_idle_pct) Insert(&active_, 4, g.gpu);
   }
 }
 

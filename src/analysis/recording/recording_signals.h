@@ -90,8 +90,12 @@ class WorkloadGpuSurvey {
   std::vector<int> Result() const;
 
  private:
+  void Insert(std::set<int>* set, uint8_t bit, int gpu);
   const AnalyzeThresholds& th_;
   std::set<int> with_process_, active_, all_;
+  // Per GPU index below 4096: which of the sets already hold it (bits 1 all, 2 with a process,
+  // 4 active), so a sample of known GPUs costs no tree lookups.
+  std::vector<uint8_t> seen_;
 };
 
 // Reduces samples to signals one at a time and keeps at most kMaxSignalRows rows: with more

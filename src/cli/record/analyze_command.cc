@@ -1,7 +1,7 @@
-// `gpuvet analyze`: read (sources/recording_store, streamed twice through a RecordingCursor) ->
-// analyse (analysis/recording_analyze, RecordingAnalysis) -> render (output/analyze_*). Memory is
-// bounded whatever the length of the recording. Exit codes: 0 a report was produced, 2 nothing
-// usable to read or a bad flag, 3 internal.
+// `gpuvet analyze`: read (sources/recording_store, streamed through a RecordingCursor twice, and a
+// third time for --html's timeline) -> analyse (analysis/recording_analyze, RecordingAnalysis) ->
+// render (output/analyze_*). Memory is bounded whatever the length of the recording. Exit codes:
+// 0 a report was produced, 2 nothing usable to read or a bad flag, 3 internal.
 #include "cli/record/analyze_command.h"
 
 #include <CLI/CLI.hpp>
@@ -22,6 +22,45 @@
 
 namespace gpuvet {
 
+Result<AnalyzeReport> AnalyzeRecordingFile(const std::string& path, const AnalyzeOptions& options,
+                                           html::Timeline* timeline) {
+  RecordingParts survey_parts;
+  survey_parts.disks = survey_parts.nets = survey_parts.host = survey_parts.process_details = false;
+  auto cursor = RecordingCursor::Open(path, survey_parts);
+  if (!cursor.ok()) return cursor.status();
+  RecordingCursor& c = **cursor;
+  RecordingAnalysis analysis(c.meta(), options, static_cast<size_t>(c.sample_rows()));
+  Sample sample;
+  // First pass: which GPUs the workload used and the means of the memory series. It reads the
+  // GPUs and the processes' RSS only, so it costs less than the second.
+  while (c.Next(&sample)) analysis.Survey(sample);
+  if (Status st = c.Rewind(RecordingParts()); !st.ok()) return st;
+  std::optional<html::TimelineBuilder> builder;
+  if (timeline != nullptr) builder.emplace();
+  while (c.Next(&sample)) {
+    analysis.Add(sample);
+    if (builder) builder->Scan(sample);
+  }
+  std::vector<std::string> input;
+  if (!c.damage().empty()) {
+    input.push_back("the recording is damaged: " + c.damage() +
+                    "; the results cover those samples only");
+  }
+  input.insert(input.end(), c.warnings().begin(), c.warnings().end());
+  AnalyzeReport report = analysis.Finish(c.events(), input);
+  report.source = path;
+  if (builder) {
+    // A third pass draws the timeline: its buckets need the extent the second pass found. A
+    // recording that cannot be read again gets a page without one.
+    builder->Start(c.meta());
+    if (c.Rewind(RecordingParts()).ok()) {
+      while (c.Next(&sample)) builder->Add(sample);
+      *timeline = builder->Finish(c.events());
+    }
+  }
+  return report;
+}
+
 int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   if (flags.target && !FindGpuSpec(*flags.target)) {
     return UsageError("analyze",
@@ -32,11 +71,6 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   }
   Result<ReportTime> now = ResolveNow(flags.now);
   if (!now.ok()) return UsageError("analyze", now.status().message());
-  RecordingParts survey_parts;
-  survey_parts.disks = survey_parts.nets = false;
-  auto cursor = RecordingCursor::Open(path, survey_parts);
-  if (!cursor.ok()) return UsageError("analyze", cursor.status().message());
-  RecordingCursor& c = **cursor;
   AnalyzeOptions options;
   if (flags.trace) {
     if (!flags.target) return UsageError("analyze", "--trace refines --target: give both");
@@ -61,33 +95,17 @@ int AnalyzeAndPrint(const std::string& path, const AnalyzeFlags& flags) {
   }
   options.target_gpu = flags.target;
   options.price_per_gpu_hour = flags.price_per_gpu_hour;
-  RecordingAnalysis analysis(c.meta(), options, static_cast<size_t>(c.sample_rows()));
-  Sample sample;
-  // First pass: which GPUs the workload used and the means of the memory series. It reads no
-  // disks or network interfaces, so it costs less than the second.
-  while (c.Next(&sample)) analysis.Survey(sample);
-  if (Status st = c.Rewind(RecordingParts()); !st.ok()) {
-    return UsageError("analyze", st.message());
-  }
-  while (c.Next(&sample)) analysis.Add(sample);
-  std::vector<std::string> input;
-  if (!c.damage().empty()) {
-    input.push_back("the recording is damaged: " + c.damage() +
-                    "; the results cover those samples only");
-  }
-  input.insert(input.end(), c.warnings().begin(), c.warnings().end());
-  AnalyzeReport report = analysis.Finish(c.events(), input);
-  report.source = path;
+  html::Timeline timeline;
+  Result<AnalyzeReport> analysed =
+      AnalyzeRecordingFile(path, options, flags.html.empty() ? nullptr : &timeline);
+  if (!analysed.ok()) return UsageError("analyze", analysed.status().message());
+  AnalyzeReport& report = analysed.value();
   report.generated_at = now->iso;
   std::string out = flags.format == "json" ? RenderAnalyzeJson(report)
                                            : RenderAnalyzeText(report, UseColor(flags.color));
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   if (!flags.html.empty()) {
-    // The timeline draws every sample, so --html reads the recording whole (the analysis above
-    // streams it); a recording that cannot be read twice gets a page without one.
-    Result<Recording> rec = ReadRecording(path);
-    html::Timeline timeline = rec.ok() ? html::BuildTimeline(*rec) : html::Timeline{};
     Result<std::string> page =
         html::RenderHtmlFromJson(RenderAnalyzeJson(report), path, &timeline, now->iso);
     Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();

@@ -5,11 +5,26 @@
 #include <optional>
 #include <string>
 
+#include "analysis/recording/recording_options.h"
+#include "core/analyze_report.h"
+#include "util/status.h"
+
 namespace CLI {
 class App;
 }
 
 namespace gpuvet {
+
+namespace html {
+struct Timeline;
+}
+
+// Streams the recording at `path` through the analysis (two passes of a RecordingCursor) and,
+// when `timeline` is given, a third pass that fills it for the HTML page; memory does not grow
+// with the length of the recording. `report.source` is `path`; `generated_at` is left to the
+// caller. An error when the file cannot be opened or read (garbled, not a recording).
+Result<AnalyzeReport> AnalyzeRecordingFile(const std::string& path, const AnalyzeOptions& options,
+                                           html::Timeline* timeline);
 
 struct AnalyzeFlags {
   std::string format = "text";               // "text" or "json"

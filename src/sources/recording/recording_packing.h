@@ -43,6 +43,27 @@ std::string PackGpus(const std::vector<GpuSample>& gpus);
 // Decodes PackGpus' bytes into `out` (appended). False, with `out` holding what decoded before
 // the damage, when the blob is truncated or malformed.
 bool UnpackGpus(std::string_view blob, std::vector<GpuSample>* out);
+// As UnpackGpus, but replaces `*out`: its elements (and their process vectors) are overwritten in
+// place, so a reader that decodes sample after sample into one vector allocates nothing.
+bool ReplaceGpus(std::string_view blob, std::vector<GpuSample>* out);
+
+// The child rows of one sample, packed into the samples row from schema version 3 on
+// (`samples.disks`, `.nets`, `.ib_ports`, `.processes`; layouts in docs/recording.md). Names are
+// cut to 65535 bytes. NaN is stored as SQLite stored it in the version 2 tables: an absent
+// optional value, 0 for a required one, so both layouts read back the same samples.
+std::string PackDisks(const std::vector<DiskSample>& disks);
+std::string PackNets(const std::vector<NetSample>& nets);
+std::string PackIbPorts(const std::vector<IbPortSample>& ports);
+std::string PackProcesses(const std::vector<ProcessSample>& processes);
+// Decode the blobs above into `*out`, replacing its contents and reusing its elements (no
+// allocation once the vectors have grown to a sample's size). False, with `*out` holding the
+// records that decoded whole before the damage, when the blob is truncated or malformed.
+bool UnpackDisks(std::string_view blob, std::vector<DiskSample>* out);
+bool UnpackNets(std::string_view blob, std::vector<NetSample>* out);
+bool UnpackIbPorts(std::string_view blob, std::vector<IbPortSample>* out);
+// details false: each process gets its pid and rss_bytes only, every other field its default
+// (what RecordingParts::process_details = false reads from a version 2 file).
+bool UnpackProcesses(std::string_view blob, bool details, std::vector<ProcessSample>* out);
 
 // A process's top threads as the `process_samples.top_threads` blob; comm is cut to 15 bytes
 // (the kernel's TASK_COMM_LEN less its NUL).

@@ -1,8 +1,10 @@
 // RecordingCursor (and ReadRecording over it): checks that the file is an SQLite database, that it
 // is a gpuvet recording (application_id) and that this gpuvet knows its schema version
-// (user_version), reads the metadata and the events, then walks `samples` and the three child
-// tables side by side, each in rowid (= insertion = time) order, attaching child rows to the
-// sample they name. Column access is by position in the order recording_schema.cc declares.
+// (user_version), reads the metadata and the events, then walks `samples`: from version 3 one row
+// per sample with its child rows packed in blobs; before, beside the child tables, each in rowid
+// (= insertion = time) order, attaching child rows to the sample they name. Column access is by
+// position in the order recording_schema.cc declares. Samples are decoded into the caller's
+// Sample in place (its vectors and strings reused), so a pass allocates almost nothing.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -73,12 +75,18 @@ class Query {
              : std::string();
   }
   bool Null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
+  // One column lookup for the type and the value (the sample row has 20 such columns).
   std::optional<double> OptReal(int c) const {
-    return Null(c) ? std::nullopt : std::optional<double>(Real(c));
+    sqlite3_value* v = sqlite3_column_value(stmt_, c);
+    return sqlite3_value_type(v) == SQLITE_NULL ? std::nullopt
+                                                : std::optional<double>(sqlite3_value_double(v));
   }
   template <typename T = uint64_t>
   std::optional<T> OptInt(int c) const {
-    return Null(c) ? std::nullopt : std::optional<T>(static_cast<T>(Int(c)));
+    sqlite3_value* v = sqlite3_column_value(stmt_, c);
+    return sqlite3_value_type(v) == SQLITE_NULL
+               ? std::nullopt
+               : std::optional<T>(static_cast<T>(sqlite3_value_int64(v)));
   }
   std::string_view Blob(int c) const {
     const void* p = sqlite3_column_blob(stmt_, c);
@@ -201,6 +209,8 @@ struct RecordingCursor::Impl {
   std::string truncation;
   // RDMA ports (ib_samples) were added within schema version 1: older files have no such table.
   bool has_ib = false;
+  // Version 3 and later: the child rows are blobs of the samples row (no child tables).
+  bool packed = false;
   Query samples, disks, nets, processes, ib;
   // A child row read ahead: it belongs to a later sample than the one being filled.
   bool disk_ahead = false, net_ahead = false, process_ahead = false, ib_ahead = false;
@@ -274,7 +284,8 @@ Result<std::unique_ptr<RecordingCursor>> RecordingCursor::Open(const std::string
   }
   m.gpus = c->meta_.gpus.size();
   m.truncation = TruncationOf(path);
-  {
+  m.packed = version >= kFirstPackedChildrenVersion;
+  if (!m.packed) {
     Query has_ib(db, kHasIbTableSql);
     m.has_ib = has_ib.prepared() && has_ib.Next();
   }
@@ -325,11 +336,16 @@ Status RecordingCursor::Rewind() {
     Query* q;
     const char* sql;
     bool wanted;
-  } tables[] = {{&m.samples, kSelectSamplesSql, true},
-                {&m.disks, kSelectDisksSql, m.parts.disks},
-                {&m.nets, kSelectNetsSql, m.parts.nets},
-                {&m.processes, kSelectProcessesSql, m.parts.processes},
-                {&m.ib, kSelectIbSql, m.parts.nets && m.has_ib}};
+  } tables[] = {{&m.samples,
+                 m.parts.host ? kSelectSamplesSql
+                 : m.packed   ? kSelectSampleGpusProcessesSql
+                              : kSelectSampleGpusSql,
+                 true},
+                {&m.disks, kSelectDisksSql, m.parts.disks && !m.packed},
+                {&m.nets, kSelectNetsSql, m.parts.nets && !m.packed},
+                {&m.processes, m.parts.process_details ? kSelectProcessesSql : kSelectProcessRssSql,
+                 m.parts.processes && !m.packed},
+                {&m.ib, kSelectIbSql, m.parts.nets && m.has_ib && !m.packed}};
   for (auto& t : tables) {
     if (!t.wanted) continue;
     t.q->Prepare(db, t.sql);
@@ -338,10 +354,10 @@ Status RecordingCursor::Rewind() {
     }
   }
   m.disk_ahead = m.net_ahead = m.process_ahead = m.ib_ahead = false;
-  m.children_done[0] = !m.parts.disks;
-  m.children_done[1] = !m.parts.nets;
-  m.children_done[2] = !m.parts.processes;
-  m.children_done[3] = !(m.parts.nets && m.has_ib);
+  m.children_done[0] = !m.parts.disks || m.packed;
+  m.children_done[1] = !m.parts.nets || m.packed;
+  m.children_done[2] = !m.parts.processes || m.packed;
+  m.children_done[3] = !(m.parts.nets && m.has_ib) || m.packed;
   m.last_id = -1;
   m.last_t = 0;
   m.read = 0;
@@ -410,30 +426,63 @@ bool RecordingCursor::Next(Sample* out) {
   s.unix_time = q.Real(2);
   s.interval_s = q.Real(3);
   HostSample& h = s.host;
-  h.cpu_user_pct = q.OptReal(4);
-  h.cpu_system_pct = q.OptReal(5);
-  h.cpu_iowait_pct = q.OptReal(6);
-  h.cpu_steal_pct = q.OptReal(7);
-  h.cpu_idle_pct = q.OptReal(8);
-  h.core_busy_pct.clear();
-  if (!UnpackDoubles(q.Blob(9), &h.core_busy_pct)) {
-    return stop("damaged core_busy_pct blob in sample " + std::to_string(id));
+  if (!m.parts.host) {  // the times and the GPUs (and in version 3 the processes) only
+    h = HostSample();
+    s.workload = WorkloadSample();
+    if (!ReplaceGpus(q.Blob(4), &s.gpus)) {
+      return stop("damaged gpus blob in sample " + std::to_string(id));
+    }
+    if (m.packed) {
+      if (!m.parts.processes) {
+        s.processes.clear();
+      } else if (!UnpackProcesses(q.Blob(5), m.parts.process_details, &s.processes)) {
+        return stop("damaged processes blob in sample " + std::to_string(id));
+      }
+      return Took(s.t, id);
+    }
+  } else {
+    h.cpu_user_pct = q.OptReal(4);
+    h.cpu_system_pct = q.OptReal(5);
+    h.cpu_iowait_pct = q.OptReal(6);
+    h.cpu_steal_pct = q.OptReal(7);
+    h.cpu_idle_pct = q.OptReal(8);
+    if (!UnpackDoubles(q.Blob(9), &h.core_busy_pct)) {
+      return stop("damaged core_busy_pct blob in sample " + std::to_string(id));
+    }
+    h.run_queue = q.OptReal(10);
+    h.psi_cpu_some_pct = q.OptReal(11);
+    h.psi_io_some_pct = q.OptReal(12);
+    h.psi_io_full_pct = q.OptReal(13);
+    h.psi_memory_some_pct = q.OptReal(14);
+    h.psi_memory_full_pct = q.OptReal(15);
+    h.mem_available_bytes = q.OptInt(16);
+    h.major_faults_per_s = q.OptReal(17);
+    s.workload.cgroup_throttled_pct = q.OptReal(18);
+    s.workload.cgroup_nr_throttled_per_s = q.OptReal(19);
+    s.workload.work_total = q.OptReal(20);
+    if (!ReplaceGpus(q.Blob(21), &s.gpus)) {
+      return stop("damaged gpus blob in sample " + std::to_string(id));
+    }
+    if (m.packed) {
+      struct {
+        bool ok;
+        const char* name;
+      } blobs[] = {
+          {!m.parts.disks || UnpackDisks(q.Blob(22), &h.disks), "disks"},
+          {!m.parts.nets || UnpackNets(q.Blob(23), &h.nets), "nets"},
+          {!m.parts.nets || UnpackIbPorts(q.Blob(24), &h.ib_ports), "ib_ports"},
+          {!m.parts.processes || UnpackProcesses(q.Blob(25), m.parts.process_details, &s.processes),
+           "processes"}};
+      for (const auto& b : blobs) {
+        if (!b.ok)
+          return stop(std::string("damaged ") + b.name + " blob in sample " + std::to_string(id));
+      }
+      if (!m.parts.disks) h.disks.clear();
+      if (!m.parts.nets) h.nets.clear(), h.ib_ports.clear();
+      if (!m.parts.processes) s.processes.clear();
+      return Took(s.t, id);
+    }
   }
-  h.run_queue = q.OptReal(10);
-  h.psi_cpu_some_pct = q.OptReal(11);
-  h.psi_io_some_pct = q.OptReal(12);
-  h.psi_io_full_pct = q.OptReal(13);
-  h.psi_memory_some_pct = q.OptReal(14);
-  h.psi_memory_full_pct = q.OptReal(15);
-  h.mem_available_bytes = q.OptInt(16);
-  h.major_faults_per_s = q.OptReal(17);
-  s.workload.cgroup_throttled_pct = q.OptReal(18);
-  s.workload.cgroup_nr_throttled_per_s = q.OptReal(19);
-  s.workload.work_total = q.OptReal(20);
-  s.gpus.clear();
-  s.gpus.reserve(m.gpus);
-  if (!UnpackGpus(q.Blob(21), &s.gpus))
-    return stop("damaged gpus blob in sample " + std::to_string(id));
   h.disks.clear();
   h.nets.clear();
   h.ib_ports.clear();
@@ -465,6 +514,11 @@ bool RecordingCursor::Next(Sample* out) {
   bool threads_ok = true;
   ok = Attach(m.processes, m.process_ahead, m.children_done[2], id, m.orphans, [&](Query& p) {
     ProcessSample& ps = s.processes.emplace_back();
+    if (!m.parts.process_details) {
+      ps.pid = static_cast<int>(p.Int(1));
+      ps.rss_bytes = p.OptInt(2);
+      return true;
+    }
     ps.pid = static_cast<int>(p.Int(1));
     ps.ppid = static_cast<int>(p.Int(2));
     ps.comm = p.Text(3);
@@ -481,9 +535,13 @@ bool RecordingCursor::Next(Sample* out) {
   });
   if (!threads_ok) return stop("damaged top_threads blob in sample " + std::to_string(id));
   if (!ok) return stop(std::string("table process_samples: ") + sqlite3_errmsg(m.db.get()));
-  m.last_id = id;
-  m.last_t = s.t;
-  ++m.read;
+  return Took(s.t, id);
+}
+
+bool RecordingCursor::Took(double t, int64_t id) {
+  impl_->last_id = id;
+  impl_->last_t = t;
+  ++impl_->read;
   return true;
 }
 

@@ -28,6 +28,14 @@ struct RecordingWriterOptions {
   unsigned mode = 0600;
   // At most this many events are stored; later ones are counted in the note "events.dropped".
   int64_t max_events = 100'000;
+  // false (import): commits are not synced to the disk (PRAGMA synchronous=OFF). A killed
+  // process still leaves every committed batch readable (the data is with the OS); a power loss
+  // or kernel crash before Finish may lose the file. Finish syncs the finished file either way.
+  bool sync_commits = true;
+  // The schema version to write: kRecordingSchemaVersion, or 2 (the child rows in tables of
+  // their own, as gpuvet wrote before version 3) for tests that old files still read the same.
+  // Any other value writes kRecordingSchemaVersion.
+  int schema_version = kRecordingSchemaVersion;
 };
 
 // Writes a recording; one transaction per Append (or per options.samples_per_commit samples).
@@ -76,6 +84,8 @@ class RecordingWriter {
   const std::string& path() const { return path_; }
   // Samples written so far.
   int64_t samples_written() const { return next_sample_id_; }
+  // The schema version of the file (RecordingWriterOptions::schema_version).
+  int version() const { return options_.schema_version; }
 
  private:
   struct Statements;
@@ -98,9 +108,16 @@ class RecordingWriter {
   Status failed_;  // the first write error; once set, the writer only repeats it
 };
 
-// Which parts of each sample a RecordingCursor fills (the samples row itself always).
+// Which parts of each sample a RecordingCursor fills (t, unix_time, interval_s and the GPUs
+// always). Leaving out what a pass does not use makes it cheaper (analyze's survey pass reads the
+// GPUs and the processes' RSS only).
 struct RecordingParts {
   bool disks = true, nets = true, processes = true;
+  // false: the host and workload columns of the samples row stay absent (HostSample(),
+  // WorkloadSample()).
+  bool host = true;
+  // false: each process carries its pid and rss_bytes only (no comm, rates or threads).
+  bool process_details = true;
 };
 
 // Reads a recording one sample at a time, in one read transaction (every pass sees the same
@@ -139,6 +156,7 @@ class RecordingCursor {
  private:
   struct Impl;
   explicit RecordingCursor(std::unique_ptr<Impl> impl);
+  bool Took(double t, int64_t id);  // counts sample `id` (time `t`) as read; true
   std::unique_ptr<Impl> impl_;
   RecordingMeta meta_;
   std::vector<RecordingEvent> events_;

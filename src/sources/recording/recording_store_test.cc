@@ -10,8 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <random>
 
 #include "sources/recording/recording_packing.h"
 #include "testing/temp_tree.h"
@@ -461,7 +464,9 @@ TEST(RecordingStoreTest, RefusesANewerSchemaVersion) {
 TEST(RecordingStoreTest, ARecordingWithoutTheRdmaTableReadsWithNoPorts) {
   test::TempTree tree("rec_no_ib");
   std::string path = tree.Path("r.gpuvet");
-  auto w = RecordingWriter::Create(path, FullMeta());
+  RecordingWriterOptions v2;
+  v2.schema_version = 2;  // the table exists in versions 1 and 2 only
+  auto w = RecordingWriter::Create(path, FullMeta(), v2);
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->Append(FullSample(1)).ok());
   ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
@@ -579,7 +584,9 @@ namespace {
 TEST(RecordingStoreTest, AVersionOneFileStillReadsWithoutEvents) {
   test::TempTree tree("rec_v1");
   std::string path = tree.Path("r.gpuvet");
-  auto w = RecordingWriter::Create(path, FullMeta());
+  RecordingWriterOptions v2;
+  v2.schema_version = 2;  // version 1 is version 2 without events
+  auto w = RecordingWriter::Create(path, FullMeta(), v2);
   ASSERT_TRUE(w.ok());
   for (int i = 0; i < 3; ++i) ASSERT_TRUE((*w)->Append(FullSample(i)).ok());
   ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
@@ -587,7 +594,8 @@ TEST(RecordingStoreTest, AVersionOneFileStillReadsWithoutEvents) {
   auto r = ReadRecording(path);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->meta.schema_version, 1);
-  EXPECT_EQ(r->samples.size(), 3u);
+  ASSERT_EQ(r->samples.size(), 3u);
+  for (int i = 0; i < 3; ++i) ExpectSampleEq(r->samples[i], FullSample(i));
   EXPECT_TRUE(r->events.empty());
 }
 
@@ -618,6 +626,265 @@ TEST(RecordingStoreTest, EventsRoundTripAndATruncatedFileNamesTheOffset) {
   while ((*c)->Next(&s)) ++n;
   EXPECT_LT(n, 400);
   EXPECT_NE((*c)->damage().find("truncated at byte"), std::string::npos) << (*c)->damage();
+}
+
+// analyze's survey pass: the times, the GPUs and the processes' RSS, the rest left absent; a
+// Rewind with every part reads everything again.
+TEST(RecordingStoreTest, ACursorReadsOnlyThePartsAsked) {
+  test::TempTree tree("rec_parts");
+  std::string path = tree.Path("r.gpuvet");
+  auto w = RecordingWriter::Create(path, FullMeta());
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE((*w)->Append(FullSample(i)).ok());
+  ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
+  auto whole = ReadRecording(path);
+  ASSERT_TRUE(whole.ok());
+  ASSERT_FALSE(whole->samples[2].processes.empty());
+  ASSERT_TRUE(whole->samples[2].host.cpu_user_pct.has_value());
+  RecordingParts survey;
+  survey.disks = survey.nets = survey.host = survey.process_details = false;
+  auto c = RecordingCursor::Open(path, survey);
+  ASSERT_TRUE(c.ok());
+  Sample s;
+  for (int pass = 0; pass < 2; ++pass) {
+    int n = 0;
+    while ((*c)->Next(&s)) {
+      const Sample& want = whole->samples[n++];
+      EXPECT_EQ(s.t, want.t);
+      EXPECT_EQ(s.unix_time, want.unix_time);
+      EXPECT_EQ(s.interval_s, want.interval_s);
+      ASSERT_EQ(s.gpus.size(), want.gpus.size());
+      EXPECT_EQ(s.gpus[0].util_pct, want.gpus[0].util_pct);
+      EXPECT_EQ(s.gpus[0].processes.size(), want.gpus[0].processes.size());
+      ASSERT_EQ(s.processes.size(), want.processes.size());
+      EXPECT_EQ(s.processes[0].pid, want.processes[0].pid);
+      EXPECT_EQ(s.processes[0].rss_bytes, want.processes[0].rss_bytes);
+      if (pass == 0) {
+        EXPECT_TRUE(s.processes[0].comm.empty());
+        EXPECT_TRUE(s.processes[0].top_threads.empty());
+        EXPECT_FALSE(s.host.cpu_user_pct.has_value());
+        EXPECT_TRUE(s.host.disks.empty());
+        EXPECT_TRUE(s.host.core_busy_pct.empty());
+        EXPECT_FALSE(s.workload.work_total.has_value());
+      } else {
+        EXPECT_EQ(s.processes[0].comm, want.processes[0].comm);
+        EXPECT_EQ(s.processes[0].top_threads.size(), want.processes[0].top_threads.size());
+        EXPECT_EQ(s.host.cpu_user_pct, want.host.cpu_user_pct);
+        EXPECT_EQ(s.host.disks.size(), want.host.disks.size());
+        EXPECT_EQ(s.host.core_busy_pct, want.host.core_busy_pct);
+        EXPECT_EQ(s.workload.work_total, want.workload.work_total);
+      }
+    }
+    EXPECT_EQ(n, 5);
+    ASSERT_TRUE((*c)->Rewind(RecordingParts()).ok());
+  }
+}
+
+// Version 3 packs the child rows into the samples row; a version 2 file (child tables) of the same
+// samples reads back the same, whole and through the survey pass's parts.
+TEST(RecordingStoreTest, BothLayoutsReadTheSameSamples) {
+  test::TempTree tree("rec_layouts");
+  auto samples = [] {
+    std::vector<Sample> v;
+    for (int i = 0; i < 4; ++i) v.push_back(FullSample(i));
+    v.push_back(BareSample(4));
+    Sample nan = FullSample(5);  // SQLite stores a NaN as NULL: absent in both layouts
+    nan.processes[0].read_bytes_per_s = std::nan("");
+    nan.host.ib_ports[0].cnp_per_s = std::nan("");
+    nan.host.nets.push_back({std::string(300, 'n'), 5, 6});  // a long name
+    v.push_back(nan);
+    return v;
+  }();
+  std::vector<Recording> read;
+  for (int version : {2, 3}) {
+    std::string path = tree.Path("v" + std::to_string(version) + ".gpuvet");
+    RecordingWriterOptions options;
+    options.schema_version = version;
+    auto w = RecordingWriter::Create(path, FullMeta(), options);
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    EXPECT_EQ((*w)->version(), version);
+    for (const Sample& s : samples) ASSERT_TRUE((*w)->Append(s).ok());
+    ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
+    auto r = ReadRecording(path);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->meta.schema_version, version);
+    read.push_back(std::move(*r));
+
+    RecordingParts survey;
+    survey.disks = survey.nets = survey.host = survey.process_details = false;
+    auto c = RecordingCursor::Open(path, survey);
+    ASSERT_TRUE(c.ok());
+    Sample s;
+    size_t n = 0;
+    while ((*c)->Next(&s)) {
+      ASSERT_LT(n, samples.size());
+      Sample want;  // what the survey reads: the times, the GPUs, the processes' pid and RSS
+      want.t = samples[n].t, want.unix_time = samples[n].unix_time;
+      want.interval_s = samples[n].interval_s, want.gpus = samples[n].gpus;
+      for (const ProcessSample& p : samples[n].processes) {
+        want.processes.emplace_back().pid = p.pid;
+        want.processes.back().rss_bytes = p.rss_bytes;
+      }
+      ExpectSampleEq(s, want);
+      ++n;
+    }
+    EXPECT_EQ(n, samples.size());
+    EXPECT_TRUE((*c)->damage().empty()) << (*c)->damage();
+  }
+  ASSERT_EQ(read[0].samples.size(), samples.size());
+  ASSERT_EQ(read[1].samples.size(), samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    ExpectSampleEq(read[0].samples[i], read[1].samples[i]);
+    if (i < 5) ExpectSampleEq(read[1].samples[i], samples[i]);
+  }
+  EXPECT_FALSE(read[1].samples[5].processes[0].read_bytes_per_s.has_value());
+  EXPECT_FALSE(read[1].samples[5].host.ib_ports[0].cnp_per_s.has_value());
+  EXPECT_EQ(read[1].samples[5].host.nets[1].interface, std::string(300, 'n'));
+}
+
+// A damaged child blob ends the samples there, with the sample named, in either pass.
+TEST(RecordingStoreTest, ADamagedChildBlobIsAnErrorNamingTheSample) {
+  for (const char* column : {"disks", "nets", "ib_ports", "processes"}) {
+    test::TempTree tree("rec_damaged_child");
+    std::string path = tree.Path("r.gpuvet");
+    auto w = RecordingWriter::Create(path, FullMeta());
+    ASSERT_TRUE(w.ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*w)->Append(FullSample(i)).ok());
+    ASSERT_TRUE((*w)->Finish(std::nullopt, std::nullopt).ok());
+    Exec(path, ("UPDATE samples SET " + std::string(column) + " = substr(" + column +
+                ", 1, 7) WHERE sample_id = 1;")
+                   .c_str());
+    auto r = ReadRecording(path);
+    ASSERT_FALSE(r.ok()) << column;
+    EXPECT_NE(r.status().message().find(std::string("damaged ") + column + " blob in sample 1"),
+              std::string::npos)
+        << r.status().message();
+    RecordingParts survey;
+    survey.disks = survey.nets = survey.host = survey.process_details = false;
+    auto c = RecordingCursor::Open(path, survey);
+    ASSERT_TRUE(c.ok());
+    Sample s;
+    int n = 0;
+    while ((*c)->Next(&s)) ++n;
+    // The survey reads the processes only: other damaged blobs are found by the main pass.
+    EXPECT_EQ(n, std::string(column) == "processes" ? 1 : 3) << column;
+  }
+}
+
+// Every packed child layout: a round trip, a cut at every byte (false unless the cut falls
+// between two records, and the whole records before it kept) and fixed-seed mutations (never a
+// crash, never more records than the bytes allow).
+template <typename T, typename Pack, typename Unpack, typename Eq>
+void CheckChildLayout(const std::vector<T>& in, Pack pack, Unpack unpack, Eq eq) {
+  const std::string blob = pack(in);
+  std::vector<size_t> ends;  // where each record ends
+  for (size_t i = 1; i <= in.size(); ++i) {
+    ends.push_back(pack(std::vector<T>(in.begin(), in.begin() + static_cast<long>(i))).size());
+  }
+  std::vector<T> out;
+  ASSERT_TRUE(unpack(blob, &out));
+  ASSERT_EQ(out.size(), in.size());
+  for (size_t i = 0; i < in.size(); ++i) eq(out[i], in[i]);
+  for (size_t cut = 0; cut < blob.size(); ++cut) {
+    std::vector<T> part(in);  // decoded into a vector holding more: replaced, not appended
+    const bool whole = cut == 0 || std::count(ends.begin(), ends.end(), cut) > 0;
+    EXPECT_EQ(unpack(std::string_view(blob).substr(0, cut), &part), whole) << cut;
+    size_t kept =
+        static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), cut) - ends.begin());
+    ASSERT_EQ(part.size(), kept) << cut;
+    for (size_t i = 0; i < kept; ++i) eq(part[i], in[i]);
+  }
+  std::mt19937 rng(14);
+  for (int round = 0; round < 3000; ++round) {
+    std::string m = blob;
+    for (int k = 0, edits = 1 + static_cast<int>(rng() % 4); k < edits && !m.empty(); ++k) {
+      size_t at = rng() % m.size();
+      switch (rng() % 3) {
+        case 0:
+          m[at] = static_cast<char>(rng());
+          break;
+        case 1:
+          m.erase(at, 1 + rng() % 8);
+          break;
+        default:
+          m.insert(at, std::string(1 + rng() % 4, static_cast<char>(rng())));
+          break;
+      }
+    }
+    std::vector<T> got;
+    unpack(m, &got);
+    EXPECT_LE(got.size(), m.size());
+  }
+}
+
+void ExpectProcessEq(const ProcessSample& a, const ProcessSample& b) {
+  Sample x, y;
+  x.processes = {a};
+  y.processes = {b};
+  ExpectSampleEq(x, y);
+}
+
+TEST(RecordingPackingTest, ChildLayoutsRoundTripAndSurviveCutsAndMutations) {
+  const Sample full = FullSample(1);
+  CheckChildLayout(full.host.disks, PackDisks, UnpackDisks,
+                   [](const DiskSample& a, const DiskSample& b) {
+                     EXPECT_EQ(a.device, b.device);
+                     EXPECT_EQ(a.read_bytes_per_s, b.read_bytes_per_s);
+                     EXPECT_EQ(a.write_bytes_per_s, b.write_bytes_per_s);
+                     EXPECT_EQ(a.busy_pct, b.busy_pct);
+                   });
+  CheckChildLayout(std::vector<NetSample>{{"eth0", 1, 2}, {"", 0, 3}, {"ib0", 4, 5}}, PackNets,
+                   UnpackNets, [](const NetSample& a, const NetSample& b) {
+                     EXPECT_EQ(a.interface, b.interface);
+                     EXPECT_EQ(a.rx_bytes_per_s, b.rx_bytes_per_s);
+                     EXPECT_EQ(a.tx_bytes_per_s, b.tx_bytes_per_s);
+                   });
+  CheckChildLayout(full.host.ib_ports, PackIbPorts, UnpackIbPorts,
+                   [](const IbPortSample& a, const IbPortSample& b) {
+                     Sample x, y;
+                     x.host.ib_ports = {a};
+                     y.host.ib_ports = {b};
+                     ExpectSampleEq(x, y);
+                   });
+  CheckChildLayout(
+      full.processes, PackProcesses,
+      [](std::string_view b, std::vector<ProcessSample>* out) {
+        return UnpackProcesses(b, true, out);
+      },
+      ExpectProcessEq);
+  // pid and RSS only: the other fields are a default process's, whatever the vector held.
+  std::vector<ProcessSample> lean(full.processes);
+  ASSERT_TRUE(UnpackProcesses(PackProcesses(full.processes), false, &lean));
+  ASSERT_EQ(lean.size(), 2u);
+  ProcessSample want;
+  want.pid = full.processes[0].pid;
+  want.rss_bytes = full.processes[0].rss_bytes;
+  ExpectProcessEq(lean[0], want);
+}
+
+// Decoding sample after sample into one vector (the cursor's reuse) leaves nothing of the
+// earlier, larger sample behind.
+TEST(RecordingPackingTest, ReplacingDecodersKeepNothingOfTheLastSample) {
+  const Sample full = FullSample(2);
+  Sample bare = FullSample(2);  // the same sample with fewer and emptier children
+  bare.gpus.resize(1);
+  bare.gpus[0] = GpuSample();
+  bare.gpus[0].gpu = 5;
+  bare.processes.resize(1);
+  bare.processes[0] = ProcessSample();
+  bare.processes[0].pid = 7;
+  bare.host.ib_ports.resize(1);
+  bare.host.ib_ports[0] = IbPortSample();
+  Sample got = full;
+  ASSERT_TRUE(ReplaceGpus(PackGpus(bare.gpus), &got.gpus));
+  ASSERT_TRUE(UnpackProcesses(PackProcesses(bare.processes), true, &got.processes));
+  ASSERT_TRUE(UnpackIbPorts(PackIbPorts(bare.host.ib_ports), &got.host.ib_ports));
+  ExpectSampleEq(got, bare);
+  ASSERT_TRUE(ReplaceGpus("", &got.gpus));
+  EXPECT_TRUE(got.gpus.empty());
+  std::vector<GpuSample> gpus(3);
+  EXPECT_FALSE(ReplaceGpus(PackGpus(full.gpus).substr(0, 20), &gpus));
+  EXPECT_TRUE(gpus.empty());
 }
 
 }  // namespace

@@ -87,9 +87,9 @@ std::string ExactText(double v) {
   return buf;
 }
 
-std::vector<std::pair<std::string, std::string>> MetaRows(const RecordingMeta& meta) {
+std::vector<std::pair<std::string, std::string>> MetaRows(const RecordingMeta& meta, int version) {
   std::vector<std::pair<std::string, std::string>> rows = {
-      {"schema_version", std::to_string(kRecordingSchemaVersion)},
+      {"schema_version", std::to_string(version)},
       {"producer", meta.producer},
       {"host", meta.host},
       {"kernel_release", meta.kernel_release},
@@ -122,6 +122,7 @@ RecordingWriter::RecordingWriter(std::string path, sqlite3* db,
       options_(options),
       statements_(std::make_unique<Statements>()) {
   if (options_.samples_per_commit < 1) options_.samples_per_commit = 1;
+  if (options_.schema_version != 2) options_.schema_version = kRecordingSchemaVersion;
 }
 
 RecordingWriter::~RecordingWriter() {
@@ -193,31 +194,36 @@ Result<std::unique_ptr<RecordingWriter>> RecordingWriter::Create(
   // 8 KiB pages: a sample row (8 packed GPUs, per-core shares) is 2-3 KiB; with the default 4 KiB
   // pages each row fills a page of its own (a 24 h x 8 GPU file grows from ~250 to ~400 MiB),
   // while larger pages multiply what each one-sample commit writes to the WAL.
-  std::string pragmas =
-      "PRAGMA page_size=8192; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-      "PRAGMA application_id=" +
-      std::to_string(kRecordingApplicationId) +
-      "; PRAGMA user_version=" + std::to_string(kRecordingSchemaVersion) + ";";
+  std::string pragmas = "PRAGMA page_size=8192; PRAGMA journal_mode=WAL; PRAGMA synchronous=" +
+                        std::string(options.sync_commits ? "NORMAL" : "OFF") +
+                        "; "
+                        "PRAGMA application_id=" +
+                        std::to_string(kRecordingApplicationId) +
+                        "; PRAGMA user_version=" + std::to_string(w->version()) + ";";
   if (Status s = w->Exec(pragmas.c_str()); !s.ok()) return s;
   if (Status s = w->Exec("BEGIN"); !s.ok()) return s;
-  if (Status s = w->Exec(kRecordingSchemaSql); !s.ok()) return s;
+  const bool packed = w->version() >= kFirstPackedChildrenVersion;
+  if (Status s = w->Exec(packed ? kRecordingSchemaSql : kRecordingSchemaV2Sql); !s.ok()) return s;
 
   Statements& st = *w->statements_;
   struct {
     Insert* insert;
     const char* sql;
-  } prepared[] = {{&st.sample, kInsertSampleSql},
-                  {&st.disk, kInsertDiskSql},
-                  {&st.net, kInsertNetSql},
-                  {&st.ib, kInsertIbSql},
-                  {&st.process, kInsertProcessSql},
-                  {&st.meta, "INSERT OR REPLACE INTO meta VALUES (?,?)"},
-                  {&st.note, "INSERT OR REPLACE INTO notes VALUES (?,?)"},
-                  {&st.event, kInsertEventSql}};
+    bool wanted;
+  } prepared[] = {{&st.sample, packed ? kInsertSampleSql : kInsertSampleV2Sql, true},
+                  {&st.disk, kInsertDiskSql, !packed},
+                  {&st.net, kInsertNetSql, !packed},
+                  {&st.ib, kInsertIbSql, !packed},
+                  {&st.process, kInsertProcessSql, !packed},
+                  {&st.meta, "INSERT OR REPLACE INTO meta VALUES (?,?)", true},
+                  {&st.note, "INSERT OR REPLACE INTO notes VALUES (?,?)", true},
+                  {&st.event, kInsertEventSql, true}};
   for (auto& p : prepared) {
-    if (p.insert->Prepare(db, p.sql) != SQLITE_OK) return w->Error("preparing statements");
+    if (p.wanted && p.insert->Prepare(db, p.sql) != SQLITE_OK) {
+      return w->Error("preparing statements");
+    }
   }
-  for (const auto& [key, value] : MetaRows(meta)) {
+  for (const auto& [key, value] : MetaRows(meta, w->version())) {
     if (st.meta.Text(key).Text(value).Run() != SQLITE_OK) return w->Error("writing metadata");
   }
   for (const auto& [key, value] : meta.notes) {
@@ -253,6 +259,14 @@ Status RecordingWriter::InsertSample(const Sample& s) {
   st.sample.Opt(s.workload.work_total);
   const std::string gpus = PackGpus(s.gpus);
   st.sample.Blob(gpus.data(), gpus.size());
+  if (version() >= kFirstPackedChildrenVersion) {  // the child rows as blobs of the sample row
+    const std::string disks = PackDisks(h.disks), nets = PackNets(h.nets);
+    const std::string ports = PackIbPorts(h.ib_ports), processes = PackProcesses(s.processes);
+    st.sample.Blob(disks.data(), disks.size()).Blob(nets.data(), nets.size());
+    st.sample.Blob(ports.data(), ports.size()).Blob(processes.data(), processes.size());
+    if (st.sample.Run() != SQLITE_OK) return Error("sample " + std::to_string(id));
+    return Status::Ok();
+  }
   if (st.sample.Run() != SQLITE_OK) return Error("sample " + std::to_string(id));
 
   for (const DiskSample& d : h.disks) {
@@ -343,7 +357,7 @@ Status RecordingWriter::UpdateMeta(const RecordingMeta& meta) {
   if (Status f = Flush(); !f.ok()) return f;
   if (db_ == nullptr) return Internal("recording " + path_ + " is already finished");
   Status s = Exec("BEGIN");
-  for (const auto& [key, value] : MetaRows(meta)) {
+  for (const auto& [key, value] : MetaRows(meta, version())) {
     if (s.ok() && statements_->meta.Text(key).Text(value).Run() != SQLITE_OK) {
       s = Error("writing metadata");
     }
@@ -390,6 +404,8 @@ Status RecordingWriter::Finish(std::optional<double> end_unix_s, std::optional<i
     s = Error("writing the exit code");
   }
   if (s.ok()) s = Exec("COMMIT");
+  // The final checkpoint syncs the WAL and the file, also after unsynced commits.
+  if (s.ok() && !options_.sync_commits) s = Exec("PRAGMA synchronous=NORMAL");
   // Back to a rollback journal: checkpoints the WAL into the file and removes -wal/-shm.
   if (s.ok()) s = Exec("PRAGMA journal_mode=DELETE");
   if (!s.ok()) {
