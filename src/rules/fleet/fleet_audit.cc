@@ -78,7 +78,7 @@ FleetReport AuditFleet(const FleetInput& input, const Policy& policy) {
     add(DriftFindings(n, pool_stats.at(r.pool), policy));
     add(CheckFindings(n));
     add(GpuHealthFindings(n, policy, input.now, input.window_s));
-    if (bench.count(n.name)) add(bench[n.name]);
+    if (auto b = bench.find(n.name); b != bench.end()) add(std::move(b->second));
     const double stale_after = input.stale_after_s > 0 ? input.stale_after_s : input.window_s;
     if (stale_after > 0 && n.last_seen > 0 && n.last_seen < input.now - stale_after) {
       const std::string limit = stale_after == input.window_s ? "the window" : "the limit";

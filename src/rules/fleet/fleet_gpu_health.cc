@@ -30,10 +30,9 @@ std::string Pct(double share) { return FormatNumber(share * 100, 1) + "%"; }
 
 void Ecc(const FleetGpu& g, const FleetThresholds& t, double start, double end,
          std::vector<Finding>& out) {
-  const std::string subject = Subject(g);
   if (g.ecc_uncorrected && *g.ecc_uncorrected > 0) {
     out.push_back(
-        MakeFleetFinding("fleet.ecc_uncorrected", subject, Severity::kFail,
+        MakeFleetFinding("fleet.ecc_uncorrected", Subject(g), Severity::kFail,
                          fmt::format("{} uncorrectable ECC errors since the last reset",
                                      FormatNumber(*g.ecc_uncorrected, 0)),
                          {{"uncorrected_volatile", FormatNumber(*g.ecc_uncorrected, 0), "== 0"}}));
@@ -58,17 +57,16 @@ void Ecc(const FleetGpu& g, const FleetThresholds& t, double start, double end,
       {"samples", std::to_string(trend->samples), ""}};
   if (trend->resets) ev.push_back({"counter_resets", std::to_string(trend->resets), ""});
   out.push_back(
-      MakeFleetFinding("fleet.ecc_sbe_rate", subject, sev,
+      MakeFleetFinding("fleet.ecc_sbe_rate", Subject(g), sev,
                        fmt::format("{} corrected ECC errors per hour{}", FormatNumber(rate, 1),
                                    trend->accelerating ? ", rising" : ""),
                        ev));
 }
 
 void Pcie(const FleetGpu& g, int busy_pct, std::vector<Finding>& out) {
-  const std::string subject = Subject(g);
   if (g.pcie_width && g.pcie_width_max && *g.pcie_width < *g.pcie_width_max) {
     out.push_back(
-        MakeFleetFinding("fleet.pcie_downgrade", subject, Severity::kFail,
+        MakeFleetFinding("fleet.pcie_downgrade", Subject(g), Severity::kFail,
                          fmt::format("PCIe x{} on a x{} link", *g.pcie_width, *g.pcie_width_max),
                          {{"width", FormatNumber(*g.pcie_width, 0),
                            fmt::format("== width_max {}", *g.pcie_width_max)}}));
@@ -76,7 +74,7 @@ void Pcie(const FleetGpu& g, int busy_pct, std::vector<Finding>& out) {
   if (g.pcie_gen && g.pcie_gen_max && *g.pcie_gen < *g.pcie_gen_max && g.utilization &&
       *g.utilization * 100 >= busy_pct) {
     out.push_back(MakeFleetFinding(
-        "fleet.pcie_downgrade", subject, Severity::kWarn,
+        "fleet.pcie_downgrade", Subject(g), Severity::kWarn,
         fmt::format("PCIe Gen{} under load on a Gen{} link", *g.pcie_gen, *g.pcie_gen_max),
         {{"gen", FormatNumber(*g.pcie_gen, 0),
           fmt::format("== gen_max {} while busy", *g.pcie_gen_max)},
@@ -90,25 +88,29 @@ void Throttling(const FleetGpu& g, const FleetThresholds& t, double start, doubl
   std::optional<double> power = ActiveShare(InWindow(g.power_active, start, end));
   if (!thermal && !power) return;
   Severity sev = Severity::kOk;
+  if (thermal) {
+    if (*thermal >= t.thermal_share_fail) {
+      sev = Severity::kFail;
+    } else if (*thermal >= t.thermal_share_warn) {
+      sev = Severity::kWarn;
+    }
+  }
+  if (power && *power >= t.power_share_warn && sev < Severity::kWarn) sev = Severity::kWarn;
+  // A healthy share says nothing worth a line per GPU (decided before any text is formatted:
+  // nearly every GPU of a fleet is healthy).
+  if (sev == Severity::kOk) return;
   std::vector<std::string> parts;
   std::vector<Evidence> ev;
   if (thermal) {
     ev.push_back({"thermal_share", Pct(*thermal),
                   fmt::format("< {} (warn), < {} (fail)", Pct(t.thermal_share_warn),
                               Pct(t.thermal_share_fail))});
-    if (*thermal >= t.thermal_share_fail) {
-      sev = Severity::kFail;
-    } else if (*thermal >= t.thermal_share_warn) {
-      sev = Severity::kWarn;
-    }
     if (*thermal > 0) parts.push_back(fmt::format("thermal {} of the window", Pct(*thermal)));
   }
   if (power) {
     ev.push_back({"power_share", Pct(*power), fmt::format("< {} (warn)", Pct(t.power_share_warn))});
-    if (*power >= t.power_share_warn && sev < Severity::kWarn) sev = Severity::kWarn;
     if (*power > 0) parts.push_back(fmt::format("power cap {} of the window", Pct(*power)));
   }
-  if (sev == Severity::kOk) return;  // a healthy share says nothing worth a line per GPU
   out.push_back(
       MakeFleetFinding("fleet.throttling", Subject(g), sev, "throttled: " + Join(parts, ", "), ev));
 }
