@@ -65,12 +65,20 @@ case "$target" in
       args=()
       [[ $name == *noheader* ]] && args=(--columns "timestamp,index,utilization.gpu,memory.used,power.draw")
       if "$bin" import "$f" -o "$tmp/$name.gpuvet" "${args[@]}" >/dev/null 2>&1; then
-        sqlite3 "$tmp/$name.gpuvet" .dump > "$dir/seed-rec-$name.sql"
+        # .dump leaves out the header's application_id and user_version, without which the
+        # reader refuses the file before reading anything: put them first.
+        {
+          echo "PRAGMA application_id = $(sqlite3 "$tmp/$name.gpuvet" 'PRAGMA application_id');"
+          echo "PRAGMA user_version = $(sqlite3 "$tmp/$name.gpuvet" 'PRAGMA user_version');"
+          sqlite3 "$tmp/$name.gpuvet" .dump
+        } >"$dir/seed-rec-$name.sql"
       fi
     done
     rm -rf "$tmp" ;;
   fleet_report) add_found tests/fixtures/fleet -name '*.json' ! -name 'expected.json' ;;
   prom_response) ;;  # fuzz/seeds/prom_response only
+  # Every JSON golden `gpuvet report` reads: check, bench, trace, trace --compare, analyze, fleet.
+  report_doc) add_found tests/fixtures -name 'expected.json' ;;
   nvml_scenario) add_found tests/fixtures -name 'nvml.json' ;;
   *) echo "fuzz-seeds: unknown target $target" >&2; exit 2 ;;
 esac

@@ -1,4 +1,4 @@
-// `gpuvet report`: read each input (a recording through sources/recording and
+// `gpuvet report`: read each input (a recording streamed through sources/recording and
 // analysis/recording, a JSON document as text) -> one section per input (output/html_*) -> one
 // page written atomically. Every input is read before anything is written, so a bad input leaves
 // no partial page.
@@ -8,14 +8,13 @@
 #include <cstdio>
 #include <memory>
 
-#include "analysis/recording/recording_analyze.h"
 #include "cli/common/cli_util.h"
+#include "cli/record/analyze_command.h"
 #include "core/hw/gpu_specs.h"
 #include "core/report.h"
 #include "output/analyze_json.h"
 #include "output/html_report.h"
 #include "output/html_timeline.h"
-#include "sources/recording/recording_store.h"
 #include "util/file.h"
 
 namespace gpuvet {
@@ -52,16 +51,14 @@ int RunReport(const ReportFlags& flags) {
   for (const std::string& path : flags.inputs) {
     Result<html::Section> section = InvalidInput("");
     if (LooksLikeRecording(path)) {
-      Result<Recording> rec = ReadRecording(path);
-      if (!rec.ok()) return UsageError("report", rec.status().message());
       AnalyzeOptions options;
       if (flags.has_target) options.target_gpu = flags.target;
       if (flags.has_price) options.price_per_gpu_hour = flags.price_per_gpu_hour;
-      AnalyzeReport report = AnalyzeRecording(*rec, options);
-      report.source = path;
-      report.generated_at = now->iso;
-      html::Timeline timeline = html::BuildTimeline(*rec);
-      section = html::SectionFromJsonText(RenderAnalyzeJson(report), path, &timeline, ids);
+      html::Timeline timeline;
+      Result<AnalyzeReport> report = AnalyzeRecordingFile(path, options, &timeline);
+      if (!report.ok()) return UsageError("report", report.status().message());
+      report.value().generated_at = now->iso;
+      section = html::SectionFromJsonText(RenderAnalyzeJson(*report), path, &timeline, ids);
     } else {
       Result<std::string> text = ReadFile(path);
       if (!text.ok()) return UsageError("report", text.status().message());

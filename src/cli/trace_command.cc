@@ -39,18 +39,24 @@ struct TraceFlags {
   std::optional<std::string> source;  // --source: the trace's GPU when it does not say
 };
 
+// With --html FILE, writes the page of `json` (the report as the JSON renderer wrote it, so page
+// and JSON agree). Healthy, or a usage error naming what could not be written.
+int WriteHtml(const TraceFlags& flags, const std::string& json) {
+  if (flags.html.empty()) return kExitHealthy;
+  Result<ReportTime> now = ResolveNow("");
+  Result<std::string> page =
+      html::RenderHtmlFromJson(json, flags.path, nullptr, now.ok() ? now->iso : "");
+  Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();
+  if (!written.ok()) return UsageError("trace", "--html: " + written.message());
+  return kExitHealthy;
+}
+
 // `gpuvet trace A --compare B`: both inputs must be readable; the comparison is the output.
 int RunCompare(const TraceFlags& flags) {
   if (flags.target) {
     return UsageError("trace",
                       "--target is not available with --compare: forecast each run on "
                       "its own (gpuvet trace A --target GPU)");
-  }
-  if (!flags.html.empty()) {
-    std::fprintf(stderr,
-                 "gpuvet trace --compare: --html is not available with --compare yet; use "
-                 "--format json or text\n");
-    return kExitUsage;
   }
   Result<TraceInput> a = ReadTraceInput(flags.path);
   Result<TraceInput> b = a.ok() ? ReadTraceInput(flags.compare) : Result<TraceInput>(a.status());
@@ -68,7 +74,7 @@ int RunCompare(const TraceFlags& flags) {
                                            : RenderTraceCompareText(c, UseColor(flags.color));
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
-  return kExitHealthy;
+  return WriteHtml(flags, RenderTraceCompareJson(c));
 }
 
 int RunTrace(const TraceFlags& flags) {
@@ -115,14 +121,7 @@ int RunTrace(const TraceFlags& flags) {
                                            : RenderTraceText(report, UseColor(flags.color));
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
-  if (!flags.html.empty()) {
-    Result<ReportTime> now = ResolveNow("");
-    Result<std::string> page = html::RenderHtmlFromJson(RenderTraceJson(report), flags.path,
-                                                        nullptr, now.ok() ? now->iso : "");
-    Status written = page.ok() ? WriteFileAtomic(flags.html, *page) : page.status();
-    if (!written.ok()) return UsageError("trace", "--html: " + written.message());
-  }
-  return kExitHealthy;
+  return WriteHtml(flags, RenderTraceJson(report));
 }
 
 }  // namespace

@@ -106,21 +106,7 @@ Result<AnalyzeView> ReadAnalyzeView(const nlohmann::json& doc, const std::string
   v.work_per_kj = r.OptNum(e, "work_per_kj");
   v.cost = r.OptNum(e, "cost");
   v.work_unit = r.OptStr(e, "work_unit").value_or("");
-  if (std::optional<Node> f = r.OptObj(root, "forecast")) {
-    AnalyzeView::Forecast fc;
-    fc.current = r.Str(*f, "current");
-    fc.target = r.Str(*f, "target");
-    fc.summary = r.Str(*f, "summary");
-    fc.first_change = r.OptStr(*f, "first_change").value_or("");
-    fc.speedup = r.Num(*f, "speedup");
-    fc.max_speedup = r.OptNum(*f, "max_speedup");
-    for (const Node& t : r.Arr(*f, "terms")) {
-      fc.terms.push_back({r.Str(t, "part"), r.OptStr(t, "basis").value_or(""),
-                          r.Num(t, "share_pct"), r.Num(t, "scale")});
-    }
-    fc.sources = r.StrArr(*f, "sources");
-    v.forecast = std::move(fc);
-  }
+  if (std::optional<Node> f = r.OptObj(root, "forecast")) v.forecast = ReadForecastView(r, *f);
   if (!r.ok()) return r.status();
   return v;
 }
@@ -327,25 +313,7 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
 
   // Forecast.
   if (v.forecast) {
-    const AnalyzeView::Forecast& f = *v.forecast;
-    WaterfallSpec w{id + "-forecast", "Upgrade forecast " + f.current + " → " + f.target, {}};
-    for (const AnalyzeView::Forecast::Term& t : f.terms) {
-      w.terms.push_back({t.part, t.share_pct, t.share_pct * t.scale});
-    }
-    b += "<h3>Would a bigger GPU help?</h3>\n<p><b>" + Esc(f.summary) + "</b> (speedup " +
-         Num(f.speedup) + "x" + (f.max_speedup ? ", at most " + Num(*f.max_speedup) + "x" : "") +
-         ")</p>\n" + Waterfall(w);
-    std::vector<std::vector<std::string>> rows;
-    for (const AnalyzeView::Forecast::Term& t : f.terms) {
-      rows.push_back({t.part, Num(t.share_pct), Num(t.scale), t.basis});
-    }
-    b += Table(id + "-forecast-terms", {"part", "share % now", "scale on target", "basis"}, rows);
-    if (!f.first_change.empty()) b += "<p><b>First:</b> " + Esc(f.first_change) + "</p>\n";
-    if (!f.sources.empty()) {
-      b += "<details><summary>spec sources</summary><ul>";
-      for (const std::string& src : f.sources) b += "<li>" + Esc(src) + "</li>";
-      b += "</ul></details>\n";
-    }
+    b += "<h3>Would a bigger GPU help?</h3>\n" + ForecastHtml(*v.forecast, id + "-forecast");
   }
   // Throttle, memory, energy.
   if (!v.throttle.empty()) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "output/html_doc.h"
+#include "output/html_forecast.h"
 #include "output/html_section.h"
 #include "output/html_timeline.h"
 #include "util/status.h"
@@ -62,18 +63,7 @@ struct AnalyzeView {
   double joules = 0, starved_pct = 0, gpu_hours = 0;
   std::optional<double> work_per_s, work_per_kj, cost;
   std::string work_unit;
-  struct Forecast {
-    std::string current, target, summary, first_change;
-    double speedup = 1;
-    std::optional<double> max_speedup;
-    struct Term {
-      std::string part, basis;
-      double share_pct = 0, scale = 1;
-    };
-    std::vector<Term> terms;
-    std::vector<std::string> sources;
-  };
-  std::optional<Forecast> forecast;
+  std::optional<ForecastView> forecast;
 };
 
 Result<AnalyzeView> ReadAnalyzeView(const nlohmann::json& doc, const std::string& what);

@@ -6,9 +6,17 @@
 #include "output/html_check.h"
 #include "output/html_fleet.h"
 #include "output/html_trace.h"
+#include "output/html_trace_compare.h"
 
 namespace gpuvet::html {
 namespace {
+
+// "gpuvet.check/v1, gpuvet.bench/v1, …" for error messages.
+std::string SchemaList() {
+  std::string out;
+  for (const char* schema : kReportSchemas) out += (out.empty() ? "" : ", ") + std::string(schema);
+  return out;
+}
 
 std::string NextId(const std::string& kind, std::map<std::string, int>& ids) {
   int n = ++ids[kind];
@@ -25,10 +33,8 @@ Result<Section> SectionFromDocument(const nlohmann::json& doc, const std::string
   }
   auto it = doc.find("schema");
   if (it == doc.end() || !it->is_string()) {
-    return InvalidInput(what +
-                        ": not a gpuvet report (no \"schema\" key); expected one of "
-                        "gpuvet.check/v1, gpuvet.bench/v1, gpuvet.trace/v1, "
-                        "gpuvet.analyze/v1, gpuvet.fleet/v1");
+    return InvalidInput(what + ": not a gpuvet report (no \"schema\" key); expected one of " +
+                        SchemaList());
   }
   const std::string schema = it->get<std::string>();
   const std::string named = what + " (" + schema + ")";
@@ -45,6 +51,10 @@ Result<Section> SectionFromDocument(const nlohmann::json& doc, const std::string
     Result<TraceView> v = ReadTraceView(doc, named);
     if (!v.ok()) return v.status();
     out = TraceSection(*v, NextId("trace", ids));
+  } else if (schema == "gpuvet.trace_compare/v1") {
+    Result<TraceCompareView> v = ReadTraceCompareView(doc, named);
+    if (!v.ok()) return v.status();
+    out = TraceCompareSection(*v, NextId("trace-compare", ids));
   } else if (schema == "gpuvet.analyze/v1") {
     Result<AnalyzeView> v = ReadAnalyzeView(doc, named);
     if (!v.ok()) return v.status();
@@ -54,9 +64,8 @@ Result<Section> SectionFromDocument(const nlohmann::json& doc, const std::string
     if (!v.ok()) return v.status();
     out = FleetSection(*v, NextId("fleet", ids));
   } else {
-    return InvalidInput(what + ": schema \"" + schema +
-                        "\" is not one gpuvet report reads (gpuvet.check/v1, gpuvet.bench/v1, "
-                        "gpuvet.trace/v1, gpuvet.analyze/v1, gpuvet.fleet/v1)");
+    return InvalidInput(what + ": schema \"" + schema + "\" is not one gpuvet report reads (" +
+                        SchemaList() + ")");
   }
   Section s = std::move(out).value();
   if (s.source.empty()) s.source = what;

@@ -140,14 +140,39 @@ TEST(HtmlReportTest, TracePageHasBreakdownsStepsKernelsOverlapAndStragglers) {
   EXPECT_FALSE(HasId(page, "trace-compare"));
 }
 
-TEST(HtmlReportTest, TraceForecastAndCompareFillTheirReservedIds) {
-  nlohmann::json doc = nlohmann::json::parse(Fixture("traces/compute-bound/expected.json"));
-  doc["forecast"] = {{"target", "H200"}, {"speedup", 1.8}};
-  doc["compare"] = {{"baseline", "<b>a</b>"}};
+// `trace --target`: the document's `forecasts` fill trace-forecast with a waterfall each (they
+// used to be dropped: the page looked for a "forecast" object).
+TEST(HtmlReportTest, TraceForecastsAreDrawnAndCompareFillsItsReservedId) {
+  nlohmann::json doc = nlohmann::json::parse(Fixture("traces/forecast-gemm/expected.json"));
+  ASSERT_EQ(doc["forecasts"].size(), 1u);
+  const nlohmann::json& f = doc["forecasts"][0];
   std::string page = Page(doc.dump());
   EXPECT_TRUE(HasId(page, "trace-forecast"));
+  EXPECT_TRUE(ChartHasPath(page, "trace-forecast-0"));
+  EXPECT_TRUE(HasId(page, "trace-forecast-0-terms"));
+  EXPECT_NE(page.find("speedup " + Num(f["speedup"].get<double>()) + "x"), std::string::npos);
+  EXPECT_NE(page.find(Esc(f["summary"].get<std::string>())), std::string::npos);
+  for (const nlohmann::json& t : f["terms"]) {
+    EXPECT_NE(page.find(">" + Esc(t["part"].get<std::string>()) + "<"), std::string::npos);
+  }
+  // Two forecasts (two ranks): each under its subject.
+  doc["forecasts"].push_back(f);
+  doc["forecasts"][1]["subject"] = "rank 1";
+  page = Page(doc.dump());
+  EXPECT_TRUE(ChartHasPath(page, "trace-forecast-1"));
+  EXPECT_NE(page.find("<h4>rank 1</h4>"), std::string::npos);
+  // A malformed forecast is an error naming its path, not a partial page.
+  doc["forecasts"][1].erase("summary");
+  Result<std::string> bad = RenderHtmlFromJson(doc.dump(), "t.json", nullptr, "now");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("forecasts[1]: missing key \"summary\""), std::string::npos)
+      << bad.status().message();
+  // No gpuvet document has a "compare" object; one that does keeps the reserved id, escaped.
+  nlohmann::json plain = nlohmann::json::parse(Fixture("traces/compute-bound/expected.json"));
+  plain["compare"] = {{"baseline", "<b>a</b>"}};
+  page = Page(plain.dump());
   EXPECT_TRUE(HasId(page, "trace-compare"));
-  EXPECT_NE(page.find("1.8"), std::string::npos);
+  EXPECT_FALSE(HasId(page, "trace-forecast"));
   EXPECT_NE(page.find("&lt;b&gt;a&lt;/b&gt;"), std::string::npos);
 }
 
@@ -169,6 +194,38 @@ TEST(HtmlReportTest, FleetPageHasHeatMapDriftAndQuarantine) {
                       std::to_string(doc["verdict"]["nodes"].get<int>()) + " nodes to quarantine"),
             std::string::npos);
   EXPECT_NE(page.find("fleet.driver_drift"), std::string::npos);
+}
+
+// GPU-Util only: the forecast is a range with `speedup` null (it used to make the page an error).
+TEST(HtmlReportTest, AnalyzePageShowsARangeForecastAtItsSlowerEnd) {
+  std::string json = Fixture("analyze/host-cpu-feeder/expected.json");
+  nlohmann::json doc = nlohmann::json::parse(json);
+  ASSERT_TRUE(doc["forecast"]["speedup"].is_null());
+  std::string page = Page(json);
+  const nlohmann::json& f = doc["forecast"];
+  EXPECT_NE(page.find("speedup " + Num(f["speedup_low"].get<double>()) + "x–" +
+                      Num(f["speedup_high"].get<double>()) + "x"),
+            std::string::npos);
+  EXPECT_NE(page.find(Esc(f["range_reason"].get<std::string>())), std::string::npos);
+  EXPECT_TRUE(ChartHasPath(page, "analyze-forecast"));
+  EXPECT_NE(page.find(Esc("(the range's slower end)")), std::string::npos);
+  for (const nlohmann::json& t : f["terms"]) {
+    EXPECT_TRUE(HasNumber(page, t["share_pct"].get<double>()));
+    double lo = t["scale_low"].get<double>(), hi = t["scale_high"].get<double>();
+    if (lo == hi) {
+      EXPECT_TRUE(HasNumber(page, hi));
+    } else {
+      EXPECT_NE(page.find(">" + Num(lo) + "–" + Num(hi) + "<"), std::string::npos);
+    }
+  }
+  // No figure at all when the source GPU is unknown: the summary alone.
+  doc["forecast"]["speedup_low"] = nullptr;
+  doc["forecast"]["speedup_high"] = nullptr;
+  doc["forecast"]["max_speedup"] = nullptr;
+  doc["forecast"]["terms"] = nlohmann::json::array();
+  page = Page(doc.dump());
+  EXPECT_NE(page.find(Esc(f["summary"].get<std::string>())), std::string::npos);
+  EXPECT_EQ(page.find("speedup "), std::string::npos);
 }
 
 TEST(HtmlReportTest, AnalyzePageFromJsonHasPhasesLabelsAndForecastWaterfall) {
@@ -219,6 +276,81 @@ TEST(HtmlReportTest, SeveralInputsShareOnePageWithDistinctIds) {
   }
 }
 
+// `trace --compare` (gpuvet.trace_compare/v1): the answer is the verdict, the step of A and B is
+// drawn, and the parts table reads back to the document's numbers, adding up to the difference.
+TEST(HtmlReportTest, TraceComparePageHasTheAnswerTheStepAndTheChangedKernels) {
+  for (const char* name :
+       {"dataloader-in-b", "allreduce-and-new-kernel", "gemm-on-another-gpu", "different-models"}) {
+    SCOPED_TRACE(name);
+    std::string json = Fixture(std::string("trace-compare/") + name + "/expected.json");
+    nlohmann::json doc = nlohmann::json::parse(json);
+    std::string page = Page(json);
+    ASSERT_FALSE(page.empty());
+    EXPECT_TRUE(HasId(page, "trace-compare"));
+    EXPECT_TRUE(HasId(page, "trace-compare-verdict"));
+    EXPECT_NE(page.find(Esc(doc["answer"].get<std::string>())), std::string::npos);
+    EXPECT_TRUE(HasId(page, "trace-compare-runs"));
+    if (!doc["comparable"].get<bool>()) {
+      EXPECT_NE(page.find("not comparable (" + Esc(doc["reason"].get<std::string>())),
+                std::string::npos);
+      EXPECT_NE(page.find("UNKNOWN"), std::string::npos);
+      continue;
+    }
+    EXPECT_TRUE(ChartHasPath(page, "trace-compare-step"));
+    EXPECT_TRUE(HasId(page, "trace-compare-parts"));
+    EXPECT_NE(page.find(doc["delta_us"].get<double>() > 0 ? "slower per " : "faster per "),
+              std::string::npos);
+    for (const nlohmann::json& r : doc["temporal"]) {
+      EXPECT_TRUE(HasNumber(page, r["a_us"].get<double>())) << r.dump();
+      EXPECT_TRUE(HasNumber(page, r["b_us"].get<double>())) << r.dump();
+    }
+    for (const nlohmann::json& k : doc["kernels"]["changed"]) {
+      EXPECT_TRUE(HasNumber(page, k["b_us"].get<double>())) << k.dump();
+    }
+    EXPECT_EQ(HasId(page, "trace-compare-kernels-added"), !doc["kernels"]["added"].empty());
+    EXPECT_EQ(HasId(page, "trace-compare-kernels-removed"), !doc["kernels"]["removed"].empty());
+    EXPECT_EQ(HasId(page, "trace-compare-causes"), !doc["causes"].empty());
+    EXPECT_EQ(HasId(page, "trace-compare-communication"),
+              doc["communication"]["all"]["a_us"].get<double>() > 0 ||
+                  doc["communication"]["all"]["b_us"].get<double>() > 0);
+  }
+  // The parts of the step add up to the difference: the table shows the signed deltas.
+  std::string page = Page(Fixture("trace-compare/dataloader-in-b/expected.json"));
+  EXPECT_NE(page.find("trace compare: B is 64 % slower per step (+3.00 ms)"), std::string::npos);
+  EXPECT_NE(page.find(">+2400<"), std::string::npos);
+  EXPECT_NE(page.find(">-40<"), std::string::npos);
+  EXPECT_NE(page.find(">idle: host wait<"), std::string::npos);
+}
+
+TEST(HtmlReportTest, TraceCompareDocumentErrorsNameTheirPath) {
+  std::map<std::string, int> ids;
+  nlohmann::json doc =
+      nlohmann::json::parse(Fixture("trace-compare/allreduce-and-new-kernel/expected.json"));
+  auto error = [&](const nlohmann::json& d) {
+    Result<Section> s = SectionFromJsonText(d.dump(), "cmp.json", nullptr, ids);
+    EXPECT_FALSE(s.ok());
+    return s.ok() ? std::string() : s.status().message();
+  };
+  nlohmann::json bad = doc;
+  bad["kernels"]["changed"][0]["b_us"] = "slow";
+  EXPECT_EQ(error(bad),
+            "cmp.json (gpuvet.trace_compare/v1): kernels.changed[0].b_us: expected a number, found "
+            "string");
+  bad = doc;
+  bad["unit"] = "epoch";
+  EXPECT_EQ(error(bad),
+            "cmp.json (gpuvet.trace_compare/v1): unit: must be \"step\" or \"window\", not "
+            "\"epoch\"");
+  bad = doc;
+  bad["a"].erase("sources");
+  EXPECT_EQ(error(bad), "cmp.json (gpuvet.trace_compare/v1): a: missing key \"sources\"");
+  // Cut every 53 bytes: an error every time, never a crash.
+  const std::string text = doc.dump();
+  for (size_t n = 0; n < text.size(); n += 53) {
+    EXPECT_FALSE(SectionFromJsonText(text.substr(0, n), "cut.json", nullptr, ids).ok()) << n;
+  }
+}
+
 TEST(HtmlReportTest, HostileStringsAreEscapedEverywhere) {
   const std::string evil = "<script>alert(1)</script>\"'><img src=x onerror=alert(2)>";
   // A check report whose kernel-log finding quotes a hostile log line, and a hostile hostname.
@@ -239,7 +371,16 @@ TEST(HtmlReportTest, HostileStringsAreEscapedEverywhere) {
   fleet["nodes"][0]["node"] = evil;
   fleet["quarantine"][0]["reason"] = evil;
   fleet["nodes"][0]["findings"][0]["id"] = evil;
-  for (const nlohmann::json& doc : {check, trace, fleet}) {
+  // A comparison whose kernel names, causes and skipped files are hostile.
+  nlohmann::json compare =
+      nlohmann::json::parse(Fixture("trace-compare/allreduce-and-new-kernel/expected.json"));
+  compare["kernels"]["changed"][0]["name_a"] = evil;
+  compare["kernels"]["added"][0]["name_b"] = evil;
+  compare["causes"].push_back(evil);
+  compare["answer"] = evil;
+  compare["a"]["problems"].push_back(evil);
+  compare["b"]["gpu_name"] = evil;
+  for (const nlohmann::json& doc : {check, trace, fleet, compare}) {
     std::string page = Page(doc.dump());
     ASSERT_FALSE(page.empty());
     EXPECT_EQ(page.find("<script>alert"), std::string::npos);
@@ -327,6 +468,7 @@ TEST(HtmlReportTest, CutAndMutatedDocumentsNeverCrash) {
        {text, nlohmann::json::parse(Fixture("traces/comm-two-ranks/expected.json")).dump(),
         nlohmann::json::parse(Fixture("bench/link-x8/expected.json")).dump(),
         nlohmann::json::parse(Fixture("fleet/day/expected.json")).dump(),
+        nlohmann::json::parse(Fixture("trace-compare/dataloader-in-b/expected.json")).dump(),
         nlohmann::json::parse(Fixture("analyze/checkpoint-stalls/expected.json")).dump()}) {
     for (int i = 0; i < 100; ++i) {
       std::string m = doc;
@@ -426,6 +568,23 @@ TEST(HtmlTimelineTest, EmptyAndSingleSampleRecordingsDraw) {
   spec.id = "c";
   spec.series.push_back({"s", one.t, one.gpus[0].activity[0].y, 0});
   EXPECT_NE(LineChart(spec).find("<path class=\"series\""), std::string::npos);
+}
+
+TEST(HtmlTimelineTest, EventsAreMarksCappedWithACount) {
+  Recording rec = TwoGpuRecording(10);
+  rec.events = {{2, RecordingEventKind::kNfsNotResponding, "fs1", "nfs: server fs1 not responding"},
+                {5, RecordingEventKind::kNfsOk, "fs1", "nfs: server fs1 OK"},
+                {7, RecordingEventKind::kNvmlHung, "", ""}};
+  Timeline tl = BuildTimeline(rec, 10);
+  ASSERT_EQ(tl.events.size(), 3u);
+  EXPECT_DOUBLE_EQ(tl.events[0].t, 2);
+  EXPECT_EQ(tl.events[0].label, "nfs: server fs1 not responding");
+  EXPECT_EQ(tl.events[2].label, "nvml_hung");  // no message: the kind's id
+  rec.events.assign(600, {3, RecordingEventKind::kXid, "gpu0", std::string(300, 'x')});
+  tl = BuildTimeline(rec, 10);
+  ASSERT_EQ(tl.events.size(), 500u);
+  EXPECT_EQ(tl.events[0].label.size(), 120u);  // long lines are cut
+  EXPECT_NE(tl.events.back().label.find("(and 100 more events after it)"), std::string::npos);
 }
 
 }  // namespace

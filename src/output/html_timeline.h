@@ -1,10 +1,13 @@
 // The recording timeline of the HTML report: every sample of a recording (core/recording.h)
 // reduced to at most `max_buckets` time buckets for drawing (the mean of each bucket; a bucket
-// with no reading stays empty, never zero), plus the throttle spans at sample precision. Built by
-// `gpuvet report REC` and `analyze/record --html` from the recording itself, so the page shows
-// every sample rather than the analysis summary only.
+// with no reading stays empty, never zero), plus the throttle spans at sample precision and the
+// recording's events as marks. Built by `gpuvet report REC` and `analyze/record --html` from the
+// recording itself, so the page shows every sample rather than the analysis summary only; the
+// TimelineBuilder takes the samples one at a time (two passes), so memory does not grow with the
+// length of the recording.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,8 +35,7 @@ struct TimelineGpu {
   std::vector<ThrottleSpan> throttle;
 };
 
-// A kernel-log or other event to mark on every chart. Empty on main: recordings do not store
-// kernel-log events yet; a reader that fills it gets marks with no change to the renderer.
+// A kernel-log event or recorder fault (RecordingEvent) to mark on every chart.
 struct TimelineEvent {
   double t = 0;
   std::string label;
@@ -51,7 +53,32 @@ struct Timeline {
   std::vector<TimelineEvent> events;
 };
 
-// `max_buckets` >= 1. Pure; O(samples).
+// Builds a Timeline from samples given one at a time, in two passes over the same samples in
+// the same order: Scan() each (the extent and the busiest threads), then Start(), then Add()
+// each, then Finish(). Memory: O(buckets × lines + distinct threads), not O(samples).
+class TimelineBuilder {
+ public:
+  explicit TimelineBuilder(size_t max_buckets = 1000);
+  TimelineBuilder(const TimelineBuilder&) = delete;
+  TimelineBuilder& operator=(const TimelineBuilder&) = delete;
+  ~TimelineBuilder();
+
+  // First pass.
+  void Scan(const Sample& s);
+  // Between the passes: fixes the buckets. `meta` must outlive the builder.
+  void Start(const RecordingMeta& meta);
+  // Second pass (after Start).
+  void Add(const Sample& s);
+  // The timeline, with `events` (by time) as marks: at most 500, the last one saying how many
+  // more there were.
+  Timeline Finish(const std::vector<RecordingEvent>& events);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The whole recording through a TimelineBuilder. `max_buckets` >= 1. Pure; O(samples).
 Timeline BuildTimeline(const Recording& recording, size_t max_buckets = 1000);
 
 }  // namespace gpuvet::html

@@ -73,7 +73,7 @@ Result<TraceView> ReadTraceView(const nlohmann::json& doc, const std::string& wh
   v.share_of = r.OptStr(vd, "share_of").value_or("");
   v.share_pct = r.Num(vd, "share_pct");
   v.counts = ReadCounts(r, vd, "counts");
-  if (std::optional<Node> f = r.OptObj(root, "forecast")) v.forecast = *f->json;
+  for (const Node& f : r.OptArr(root, "forecasts")) v.forecasts.push_back(ReadForecastView(r, f));
   if (std::optional<Node> c = r.OptObj(root, "compare")) v.compare = *c->json;
   if (!r.ok()) return r.status();
   return v;
@@ -228,7 +228,15 @@ Section TraceSection(const TraceView& v, const std::string& id) {
     b += "<h3>Stragglers</h3>\n<p class=\"meta\">collective: " + Esc(v.collective) + "</p>\n" +
          Table(id + "-stragglers", {"rank", "late arrivals", "mean delay µs", ""}, late);
   }
-  if (v.forecast) b += TraceForecastHtml(*v.forecast, id + "-forecast");
+  if (!v.forecasts.empty()) {
+    b += "<div id=\"" + Esc(id) + "-forecast\">\n<h3>Would a bigger GPU help?</h3>\n";
+    for (size_t i = 0; i < v.forecasts.size(); ++i) {
+      const ForecastView& f = v.forecasts[i];
+      if (v.forecasts.size() > 1 && !f.subject.empty()) b += "<h4>" + Esc(f.subject) + "</h4>\n";
+      b += ForecastHtml(f, id + "-forecast-" + std::to_string(i));
+    }
+    b += "</div>\n";
+  }
   if (v.compare) b += TraceCompareHtml(*v.compare, id + "-compare");
   b += "<h3>Findings</h3>\n";
   std::vector<std::string> groups;

@@ -4,12 +4,10 @@
 // per-step stacked bars, kernel time by class and the top kernels, the communication/compute
 // overlap, stragglers, and the findings.
 //
-// Extension point (issue 13): the trace upgrade forecast and `trace --compare` are built in
-// parallel and their JSON is not on main yet. A document that carries a top-level "forecast" or
-// "compare" object keeps it in TraceView, and the section reserves the ids `<id>-forecast` and
-// `<id>-compare` for it, filled by TraceForecastHtml / TraceCompareHtml (html_trace_ext.cc).
-// Those render the object generically (every key and value, escaped) until the owners of those
-// structs replace them with dedicated charts; nothing else needs to change.
+// With `trace --target`, the document's `forecasts` (one gpuvet.forecast/v1 per rank or steady
+// state) fill the element `<id>-forecast`, each as html_forecast draws it. A top-level "compare"
+// object (no gpuvet document carries one today: `trace --compare` writes its own schema) keeps
+// the reserved id `<id>-compare`, rendered generically (html_trace_ext.cc).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "output/html_doc.h"
+#include "output/html_forecast.h"
 #include "output/html_section.h"
 #include "util/status.h"
 
@@ -70,17 +69,16 @@ struct TraceView {
   std::string label, reason, confidence, severity, share_of;
   double share_pct = 0;
   SeverityCounts counts;
-  // Extension point: present when the document carries them (see the file comment).
-  std::optional<nlohmann::json> forecast, compare;
+  std::vector<ForecastView> forecasts;    // `trace --target`
+  std::optional<nlohmann::json> compare;  // see the file comment
 };
 
 Result<TraceView> ReadTraceView(const nlohmann::json& doc, const std::string& what);
 Section TraceSection(const TraceView& view, const std::string& id);
 
-// The reserved parts (html_trace_ext.cc): each returns the markup of the element with id `id`.
-std::string TraceForecastHtml(const nlohmann::json& forecast, const std::string& id);
+// The reserved part (html_trace_ext.cc): the markup of the element with id `id`.
 std::string TraceCompareHtml(const nlohmann::json& compare, const std::string& id);
-// Any JSON value as nested, escaped definition lists (the generic fallback of the two above).
+// Any JSON value as nested, escaped definition lists (the generic rendering above).
 std::string GenericJsonHtml(const nlohmann::json& value, int depth = 0);
 
 }  // namespace gpuvet::html

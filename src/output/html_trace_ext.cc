@@ -1,5 +1,5 @@
-// The reserved trace parts of the HTML report (forecast, comparison): generic renderings of their
-// JSON until dedicated charts replace them (see output/html_trace.h, "Extension point").
+// The reserved trace part of the HTML report (a "compare" object): a generic rendering of its
+// JSON (see output/html_trace.h).
 #include <string>
 
 #include "output/html_trace.h"
@@ -31,11 +31,6 @@ std::string GenericJsonHtml(const nlohmann::json& value, int depth) {
   if (value.is_string()) return Esc(value.get<std::string>());
   if (value.is_number()) return Num(value.get<double>());
   return Esc(value.dump());
-}
-
-std::string TraceForecastHtml(const nlohmann::json& forecast, const std::string& id) {
-  return "<div id=\"" + Esc(id) + "\" class=\"extension\" data-extension=\"trace-forecast\">" +
-         "<h3>Upgrade forecast</h3>" + GenericJsonHtml(forecast) + "</div>\n";
 }
 
 std::string TraceCompareHtml(const nlohmann::json& compare, const std::string& id) {

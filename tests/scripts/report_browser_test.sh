@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ctest report_browser: the real `gpuvet report`, `analyze --html` and `trace --html` over the
-# fixtures (check, bench, trace, analyze from a recording, fleet), then Debian's chromium
+# fixtures (check, bench, trace, trace --compare, analyze from a recording, fleet), then Debian's chromium
 # (headless) over the pages: --dump-dom must show every chart with drawn SVG paths and the hover
 # script run, the console log must hold no error (a control page with a deliberate error proves
 # the log is read), --screenshot must paint. Pages are batched into one page so chromium starts
@@ -19,6 +19,11 @@ now=2026-01-01T00:00:00Z
 
 # --- the pages, through every entry point ---
 "$make_recordings" "$tmp" checkpoint-stalls >/dev/null || die "make_recordings"
+# GPU-Util only: the forecast is a range (speedup null); the page must still be written.
+"$make_recordings" "$tmp" host-cpu-feeder >/dev/null || die "make_recordings host-cpu-feeder"
+"$gpuvet" analyze "$tmp/host-cpu-feeder.gpuvet" --target H200 --now $now \
+  --html "$tmp/range.html" >/dev/null || die "analyze --html of a range forecast: exit $?"
+grep -q 'id="analyze-forecast"' "$tmp/range.html" || die "range.html: no forecast waterfall"
 "$gpuvet" analyze "$tmp/checkpoint-stalls.gpuvet" --target B200 --now $now --format json \
   --html "$tmp/analyze.html" >"$tmp/analyze.json" || die "analyze --html exit $?"
 GPUVET_FAKE_NVML_SCENARIO="$fx/pcie-x8/nvml.json" "$gpuvet" check --root "$fx/pcie-x8/root" \
@@ -30,10 +35,16 @@ for serial in $(python3 -c 'import json,sys; print(" ".join(g["serial"] for g in
 done
 "$gpuvet" trace "$fx/traces/comm-two-ranks/input" --format json --html "$tmp/trace.html" \
   >"$tmp/trace.json" || die "trace --html exit $?"
+cmp=$fx/trace-compare/allreduce-and-new-kernel
+"$gpuvet" trace "$cmp/a" --compare "$cmp/b" --format json --html "$tmp/compare.html" \
+  >"$tmp/compare.json" || die "trace --compare --html exit $?"
+answer=$(python3 -c 'import html,json,sys; print(html.escape(json.load(open(sys.argv[1]))["answer"]))' "$tmp/compare.json")
+grep -qF "$answer" "$tmp/compare.html" || die "compare.html: the answer is missing"
 "$gpuvet" report "$fx/pcie-x8/expected.json" "$fx/bench/link-x8/expected.json" "$tmp/trace.json" \
-  "$tmp/checkpoint-stalls.gpuvet" "$fx/fleet/day/expected.json" --target B200 --now $now \
-  -o "$tmp/all.html" 2>"$tmp/report.err" || die "report exit $? ($(cat "$tmp/report.err"))"
-for p in check analyze trace all; do
+  "$tmp/checkpoint-stalls.gpuvet" "$fx/fleet/day/expected.json" "$tmp/compare.json" \
+  --target B200 --now $now -o "$tmp/all.html" 2>"$tmp/report.err" ||
+  die "report exit $? ($(cat "$tmp/report.err"))"
+for p in check analyze trace compare all; do
   [ -s "$tmp/$p.html" ] || die "$p.html not written"
   # Self-contained: nothing is fetched at view time.
   if grep -Eq '(src|href)="(https?:)?//' "$tmp/$p.html"; then die "$p.html references the network"; fi
@@ -89,6 +100,7 @@ charts = {
   "analyze": ["analyze-gpu0-activity", "analyze-gpu0-limits", "analyze-host-cpu", "analyze-threads",
               "analyze-disk", "analyze-labels-chart", "analyze-forecast"],
   "fleet": ["fleet-heatmap"],
+  "trace-compare": ["trace-compare-step"],
 }
 bad = 0
 for kind, ids in charts.items():
@@ -102,7 +114,8 @@ for kind, ids in charts.items():
         paths = re.findall(r'<path[^>]* d="(M[^"]+)"', m.group(1))
         if not any(len(p) > 8 for p in paths):
             print(f"FAIL: chart #{cid} has no drawn path"); bad = 1
-for ids in ["check-findings", "check-gpus", "fleet-quarantine", "trace-stragglers"]:
+for ids in ["check-findings", "check-gpus", "fleet-quarantine", "trace-stragglers",
+            "trace-compare-parts", "trace-compare-kernels-changed", "trace-compare-kernels-added"]:
     if f'id="{ids}"' not in dom:
         print(f"FAIL: #{ids} missing"); bad = 1
 sys.exit(bad)
