@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -67,6 +68,18 @@ std::string BudgetText(std::chrono::milliseconds budget, std::string_view how) {
   return fmt::format("{} s ({})", budget.count() / 1000.0, how);
 }
 
+// Keeps a library a hung call may still be running in, for the life of the process: it is never
+// unloaded or freed. The list is reachable from a global, so LeakSanitizer does not report it
+// once the hung call returns and no thread holds the pointer any more (a dropped pointer was
+// reported or not depending on that timing).
+void KeepLoadedForever(std::unique_ptr<NvmlLibrary> lib) {
+  if (lib == nullptr) return;
+  static std::mutex mu;
+  static auto* kept = new std::vector<std::unique_ptr<NvmlLibrary>>();
+  std::lock_guard<std::mutex> lock(mu);
+  kept->push_back(std::move(lib));
+}
+
 }  // namespace
 
 struct NvmlSession::State {
@@ -83,7 +96,7 @@ struct NvmlSession::State {
   // never unloaded then. Otherwise an initialised session is shut down.
   void Reset() {
     if (exec && exec->wedged()) {
-      lib.release();  // leaked on purpose
+      KeepLoadedForever(std::move(lib));
     } else if (initialised && lib && exec) {
       struct Empty {};
       std::vector<CallFailure> ignored;  // a failed shutdown changes nothing for the caller
@@ -161,7 +174,7 @@ GpuInventory NvmlSession::Read() {
         inv.detail = "nvmlInit_v2: " + DescribeNvmlError(init.code);
       }
       if (exec.out_of_time()) inv.budget_exhausted = exec.budget_text();
-      if (exec.wedged()) st.lib.release();  // a call may still be running inside the library
+      if (exec.wedged()) KeepLoadedForever(std::move(st.lib));  // a call may still run in it
       st.exec.reset();
       st.lib.reset();
       return inv;
