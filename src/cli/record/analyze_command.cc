@@ -1,7 +1,8 @@
 // `gpuvet analyze`: read (sources/recording_store, streamed through a RecordingCursor twice, and a
-// third time for --html's timeline) -> analyse (analysis/recording_analyze, RecordingAnalysis) ->
-// render (output/analyze_*). Memory is bounded whatever the length of the recording. Exit codes:
-// 0 a report was produced, 2 nothing usable to read or a bad flag, 3 internal.
+// third time for --html's timeline, each pass read ahead on a second thread) -> analyse
+// (analysis/recording_analyze, RecordingAnalysis) -> render (output/analyze_*). Memory is bounded
+// whatever the length of the recording. Exit codes: 0 a report was produced, 2 nothing usable to
+// read or a bad flag, 3 internal.
 #include "cli/record/analyze_command.h"
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,7 @@
 #include "output/analyze_text.h"
 #include "output/html_report.h"
 #include "output/html_timeline.h"
+#include "sources/recording/read_ahead.h"
 #include "sources/recording/recording_store.h"
 #include "sources/trace/trace_input.h"
 #include "util/file.h"
@@ -30,17 +32,18 @@ Result<AnalyzeReport> AnalyzeRecordingFile(const std::string& path, const Analyz
   if (!cursor.ok()) return cursor.status();
   RecordingCursor& c = **cursor;
   RecordingAnalysis analysis(c.meta(), options, static_cast<size_t>(c.sample_rows()));
-  Sample sample;
+  // Each pass reads the file on a second thread, ahead of the analysis on this one.
+  auto next = [&c](Sample* s) { return c.Next(s); };
   // First pass: which GPUs the workload used and the means of the memory series. It reads the
   // GPUs and the processes' RSS only, so it costs less than the second.
-  while (c.Next(&sample)) analysis.Survey(sample);
+  ForEachSampleReadAhead(next, [&analysis](const Sample& s) { analysis.Survey(s); });
   if (Status st = c.Rewind(RecordingParts()); !st.ok()) return st;
   std::optional<html::TimelineBuilder> builder;
   if (timeline != nullptr) builder.emplace();
-  while (c.Next(&sample)) {
-    analysis.Add(sample);
-    if (builder) builder->Scan(sample);
-  }
+  ForEachSampleReadAhead(next, [&](const Sample& s) {
+    analysis.Add(s);
+    if (builder) builder->Scan(s);
+  });
   std::vector<std::string> input;
   if (!c.damage().empty()) {
     input.push_back("the recording is damaged: " + c.damage() +
@@ -54,7 +57,7 @@ Result<AnalyzeReport> AnalyzeRecordingFile(const std::string& path, const Analyz
     // recording that cannot be read again gets a page without one.
     builder->Start(c.meta());
     if (c.Rewind(RecordingParts()).ok()) {
-      while (c.Next(&sample)) builder->Add(sample);
+      ForEachSampleReadAhead(next, [&builder](const Sample& s) { builder->Add(s); });
       *timeline = builder->Finish(c.events());
     }
   }

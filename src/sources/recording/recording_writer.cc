@@ -384,6 +384,31 @@ Status RecordingWriter::UpdateNotes(const std::map<std::string, std::string>& no
   return s;
 }
 
+namespace {
+
+// fdatasync of the finished recording, then fsync of its directory (the file's name), for a
+// recording written with unsynced commits.
+Status SyncFinishedFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return Unavailable("cannot sync recording " + path + ": " + std::strerror(errno));
+  const bool synced = fdatasync(fd) == 0;
+  const int err = errno;
+  close(fd);
+  if (!synced) return Unavailable("cannot sync recording " + path + ": " + std::strerror(err));
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {  // a directory that cannot be opened or synced (some filesystems) is no error
+    fsync(dfd);
+    close(dfd);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status RecordingWriter::Finish(std::optional<double> end_unix_s, std::optional<int> exit_code) {
   if (db_ == nullptr && failed_.ok()) {
     return Internal("recording " + path_ + " is already finished");
@@ -404,9 +429,10 @@ Status RecordingWriter::Finish(std::optional<double> end_unix_s, std::optional<i
     s = Error("writing the exit code");
   }
   if (s.ok()) s = Exec("COMMIT");
-  // The final checkpoint syncs the WAL and the file, also after unsynced commits.
-  if (s.ok() && !options_.sync_commits) s = Exec("PRAGMA synchronous=NORMAL");
-  // Back to a rollback journal: checkpoints the WAL into the file and removes -wal/-shm.
+  // Back to a rollback journal: checkpoints the WAL into the file and removes -wal/-shm. With
+  // synced commits the checkpoint syncs the WAL and then the file. Without (import), it runs
+  // unsynced and the file is synced once below: SQLite would sync the WAL first, a second
+  // flush of the same data (20 ms of a 1 h import's 130 ms).
   if (s.ok()) s = Exec("PRAGMA journal_mode=DELETE");
   if (!s.ok()) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -415,6 +441,7 @@ Status RecordingWriter::Finish(std::optional<double> end_unix_s, std::optional<i
   statements_.reset();
   if (sqlite3_close_v2(db_) != SQLITE_OK && s.ok()) s = Unavailable("closing recording " + path_);
   db_ = nullptr;
+  if (s.ok() && !options_.sync_commits) s = SyncFinishedFile(path_);
   return s;
 }
 
