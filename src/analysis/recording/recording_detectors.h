@@ -50,15 +50,23 @@ class MemoryGrowthDetector {
   // The entry of `key` in `map` (created when `create`, else nullptr when absent), remembered at
   // position `i` of `at`: consecutive samples list the same processes and GPUs in the same
   // order, so a lookup is mostly one comparison.
+  // One remembered lookup. `set` is false for a position not looked up yet (a padding entry must
+  // never match: a key of 0 is a real pid or GPU index).
   template <typename V>
-  static V* At(std::map<int, V>& map, std::vector<std::pair<int, V*>>& at, size_t i, int key,
+  struct Remembered {
+    int key = 0;
+    V* value = nullptr;  // nullptr: `key` has no entry (looked up without `create`)
+    bool set = false;
+  };
+  template <typename V>
+  static V* At(std::map<int, V>& map, std::vector<Remembered<V>>& at, size_t i, int key,
                bool create);
   const RecordingMeta& meta_;
   const AnalyzeThresholds& th_;
   std::map<int, Series> rss_, gpu_mem_;
   std::map<int, std::string> comm_;
-  std::vector<std::pair<int, Series*>> rss_at_, gpu_at_;
-  std::vector<std::pair<int, std::string*>> comm_at_;
+  std::vector<Remembered<Series>> rss_at_, gpu_at_;
+  std::vector<Remembered<std::string>> comm_at_;
   std::vector<int> gpus_;
   std::optional<double> mem_available_;
 };

@@ -121,6 +121,23 @@ TEST(MemoryGrowthTest, GpuMemoryLeakAgainstTotal) {
   EXPECT_NEAR(*g[0].time_to_oom_s, (80.0 * kGiB - end) / 50e6, 1);
 }
 
+// GPU 0's memory is unread in the first sample while GPU 1's is read: the detector's remembered
+// lookup for position 1 pads position 0, and that padding must never stand for GPU 0 (found by
+// fuzz_smi_csv: a null dereference, or GPU 0's series silently skipped).
+TEST(MemoryGrowthTest, AGpuUnreadAtFirstIsStillFollowed) {
+  RecordingBuilder b(2);
+  b.Add(600, [](Sample& s, int i) {
+    for (GpuSample& g : s.gpus) {
+      g.memory_used_bytes = 40 * kGiB + static_cast<uint64_t>(i) * 50'000'000;
+    }
+    if (i == 0) s.gpus[0].memory_used_bytes.reset();
+  });
+  std::vector<MemoryGrowth> g = DetectMemoryGrowth(b.Build(), {0, 1}, AnalyzeThresholds{});
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].subject == "gpu0" || g[1].subject == "gpu0", true);
+  for (const MemoryGrowth& m : g) EXPECT_NEAR(m.slope_bytes_per_s, 50e6, 1) << m.subject;
+}
+
 TEST(MemoryGrowthTest, WarmUpThatPlateausIsNotALeak) {
   RecordingBuilder b;
   b.Add(1800, [](Sample& s, int i) {

@@ -113,17 +113,20 @@ MemoryGrowthDetector::MemoryGrowthDetector(const RecordingMeta& meta, const Anal
 MemoryGrowthDetector::~MemoryGrowthDetector() = default;
 
 template <typename V>
-V* MemoryGrowthDetector::At(std::map<int, V>& map, std::vector<std::pair<int, V*>>& at, size_t i,
+V* MemoryGrowthDetector::At(std::map<int, V>& map, std::vector<Remembered<V>>& at, size_t i,
                             int key, bool create) {
-  if (i < at.size() && at[i].first == key) return at[i].second;
+  // A remembered miss is not an answer when the caller creates: look again (and remember).
+  if (i < at.size() && at[i].set && at[i].key == key && (at[i].value != nullptr || !create)) {
+    return at[i].value;
+  }
   V* v = nullptr;
   if (create) {
     v = &map[key];
   } else if (auto it = map.find(key); it != map.end()) {
     v = &it->second;
   }
-  if (i >= at.size()) at.resize(i + 1, {0, nullptr});
-  at[i] = {key, v};
+  if (i >= at.size()) at.resize(i + 1);
+  at[i] = {key, v, true};
   return v;
 }
 
