@@ -8,8 +8,8 @@
 
 #include "core/policy.h"
 #include "fuzz_support.h"
-#include "output/fleet_json.h"
-#include "output/fleet_text.h"
+#include "output/json/fleet_json.h"
+#include "output/text/fleet_text.h"
 #include "rules/fleet/fleet_audit.h"
 #include "sources/fleet/fleet_reports.h"
 

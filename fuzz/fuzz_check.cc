@@ -4,9 +4,9 @@
 
 #include "core/policy.h"
 #include "fuzz_support.h"
-#include "output/json_renderer.h"
-#include "output/metrics_renderer.h"
-#include "output/text_renderer.h"
+#include "output/json/json_renderer.h"
+#include "output/metrics/metrics_renderer.h"
+#include "output/text/text_renderer.h"
 #include "rules/rules.h"
 
 namespace gpuvet::fuzz {

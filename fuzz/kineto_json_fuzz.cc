@@ -5,8 +5,8 @@
 
 #include "analysis/trace/analyze.h"
 #include "fuzz_support.h"
-#include "output/trace_json.h"
-#include "output/trace_text.h"
+#include "output/json/trace_json.h"
+#include "output/text/trace_text.h"
 #include "sources/trace/trace_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

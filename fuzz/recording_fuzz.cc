@@ -10,10 +10,10 @@
 #include "analysis/recording/recording_analyze.h"
 #include "cli/record/analyze_command.h"
 #include "fuzz_support.h"
-#include "output/analyze_json.h"
-#include "output/analyze_text.h"
-#include "output/html_report.h"
-#include "output/html_timeline.h"
+#include "output/html/html_report.h"
+#include "output/html/html_timeline.h"
+#include "output/json/analyze_json.h"
+#include "output/text/analyze_text.h"
 #include "sources/recording/recording_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

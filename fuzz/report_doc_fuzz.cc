@@ -7,7 +7,7 @@
 #include <map>
 
 #include "fuzz_support.h"
-#include "output/html_report.h"
+#include "output/html/html_report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpuvet;

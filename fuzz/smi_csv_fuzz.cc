@@ -5,8 +5,8 @@
 
 #include "analysis/recording/recording_analyze.h"
 #include "fuzz_support.h"
-#include "output/analyze_json.h"
-#include "output/analyze_text.h"
+#include "output/json/analyze_json.h"
+#include "output/text/analyze_text.h"
 #include "sources/recording/smi_log_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -9,8 +9,8 @@
 
 #include "cli/common/cli_util.h"
 #include "core/report.h"
-#include "output/fleet_json.h"
-#include "output/fleet_text.h"
+#include "output/json/fleet_json.h"
+#include "output/text/fleet_text.h"
 #include "rules/fleet/fleet_audit.h"
 #include "sources/fleet/fleet_prometheus.h"
 #include "sources/fleet/fleet_reports.h"

@@ -1,5 +1,5 @@
 // `gpuvet report`: read each input (a recording streamed through sources/recording and
-// analysis/recording, a JSON document as text) -> one section per input (output/html_*) -> one
+// analysis/recording, a JSON document as text) -> one section per input (output/html/html_*) -> one
 // page written atomically. Every input is read before anything is written, so a bad input leaves
 // no partial page.
 #include "cli/report_command.h"
@@ -12,9 +12,9 @@
 #include "cli/record/analyze_command.h"
 #include "core/hw/gpu_specs.h"
 #include "core/report.h"
-#include "output/analyze_json.h"
-#include "output/html_report.h"
-#include "output/html_timeline.h"
+#include "output/html/html_report.h"
+#include "output/html/html_timeline.h"
+#include "output/json/analyze_json.h"
 #include "util/file.h"
 
 namespace gpuvet {

@@ -101,8 +101,8 @@ struct BenchExpectation {
   double ratio = 0;     // measured median / expected
 };
 
-// An earlier run read back as a baseline (output/bench_json.cc): its figures, the PCI bus id of
-// each of its CUDA ordinals (when it recorded them) and its mode.
+// An earlier run read back as a baseline (output/json/bench_json.cc): its figures, the PCI bus id
+// of each of its CUDA ordinals (when it recorded them) and its mode.
 struct BenchBaseline {
   std::string mode;  // "quick", "full", "tiny"; empty when not recorded
   std::vector<std::pair<int, std::string>> bus_ids;  // (CUDA ordinal, PCI bus id)

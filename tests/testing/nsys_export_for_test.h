@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "sources/trace/nsys_reader.h"
 #include "util/status.h"
 

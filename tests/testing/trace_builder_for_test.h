@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 namespace gpuvet {
 

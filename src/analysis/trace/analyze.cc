@@ -5,16 +5,16 @@
 
 #include <algorithm>
 
+#include "analysis/trace/breakdown/idle_breakdown.h"
+#include "analysis/trace/breakdown/kernel_breakdown.h"
+#include "analysis/trace/breakdown/temporal_breakdown.h"
 #include "analysis/trace/copy_analysis.h"
 #include "analysis/trace/counter_analysis.h"
 #include "analysis/trace/host_attribution.h"
-#include "analysis/trace/idle_breakdown.h"
-#include "analysis/trace/kernel_breakdown.h"
 #include "analysis/trace/launch_analysis.h"
 #include "analysis/trace/op_window.h"
 #include "analysis/trace/startup.h"
 #include "analysis/trace/straggler.h"
-#include "analysis/trace/temporal_breakdown.h"
 #include "analysis/trace/trace_forecast.h"
 #include "analysis/trace/verdict.h"
 

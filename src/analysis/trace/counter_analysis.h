@@ -5,8 +5,8 @@
 // memory_bound vs compute_bound.
 #pragma once
 
-#include "core/trace.h"
-#include "core/trace_report.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace_report.h"
 
 namespace gpuvet {
 

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "analysis/trace/analyze.h"
+#include "analysis/trace/breakdown/temporal_breakdown.h"
 #include "analysis/trace/copy_analysis.h"
-#include "analysis/trace/temporal_breakdown.h"
 #include "testing/trace_builder_for_test.h"
 
 namespace gpuvet {

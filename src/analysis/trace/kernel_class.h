@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 namespace gpuvet {
 

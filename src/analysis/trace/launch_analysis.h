@@ -5,8 +5,8 @@
 #pragma once
 
 #include "analysis/trace/op_window.h"
-#include "core/trace.h"
-#include "core/trace_report.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace_report.h"
 
 namespace gpuvet {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 namespace gpuvet {
 

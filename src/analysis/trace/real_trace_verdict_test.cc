@@ -8,8 +8,8 @@
 
 #include "analysis/trace/analyze.h"
 #include "core/bottleneck.h"
-#include "output/trace_json.h"
-#include "output/trace_text.h"
+#include "output/json/trace_json.h"
+#include "output/text/trace_text.h"
 #include "sources/trace/kineto_reader.h"
 
 namespace gpuvet {

@@ -8,8 +8,8 @@
 #include <cstdint>
 
 #include "analysis/trace/trace_options.h"
-#include "core/trace.h"
-#include "core/trace_report.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace_report.h"
 
 namespace gpuvet {
 

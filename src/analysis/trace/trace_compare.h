@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "analysis/trace/trace_options.h"
-#include "core/trace.h"
-#include "core/trace_compare.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace_compare.h"
 
 namespace gpuvet {
 

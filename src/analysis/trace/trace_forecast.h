@@ -10,8 +10,8 @@
 
 #include "analysis/trace/op_window.h"
 #include "core/forecast.h"
-#include "core/trace.h"
-#include "core/trace_report.h"
+#include "core/trace/trace.h"
+#include "core/trace/trace_report.h"
 
 namespace gpuvet {
 

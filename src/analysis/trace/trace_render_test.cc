@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/trace/analyze.h"
-#include "output/trace_json.h"
-#include "output/trace_text.h"
+#include "output/json/trace_json.h"
+#include "output/text/trace_text.h"
 #include "testing/trace_builder_for_test.h"
 
 namespace gpuvet {

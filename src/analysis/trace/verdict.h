@@ -7,7 +7,7 @@
 
 #include "analysis/trace/trace_options.h"
 #include "core/finding.h"
-#include "core/trace_report.h"
+#include "core/trace/trace_report.h"
 
 namespace gpuvet {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/host_paths.h"
-#include "output/metrics_renderer.h"
-#include "output/prometheus_text.h"
+#include "output/metrics/metrics_renderer.h"
+#include "output/metrics/prometheus_text.h"
 #include "rules/rules.h"
 #include "sources/host/host_source.h"
 

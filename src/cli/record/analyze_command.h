@@ -33,7 +33,7 @@ struct AnalyzeFlags {
   std::optional<double> price_per_gpu_hour;  // --price-per-gpu-hour
   std::optional<std::string> trace;  // --trace: a trace taken during the recording (forecast)
   std::string now;                   // --now: timestamp instead of the clock (tests); empty = clock
-  std::string html;  // --html FILE: also write the HTML report (output/html_report.h) there
+  std::string html;  // --html FILE: also write the HTML report (output/html/html_report.h) there
 };
 
 // Reads the recording at `path`, analyses it and prints the report on stdout (and, with

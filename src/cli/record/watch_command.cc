@@ -1,4 +1,4 @@
-// `gpuvet watch`: Sampler -> output/watch_view every interval. On a terminal it draws in the
+// `gpuvet watch`: Sampler -> output/text/watch_view every interval. On a terminal it draws in the
 // alternate screen (plain ANSI: cursor home, clear to end; works in tmux and over SSH), keeps a
 // short utilisation history per GPU, reads each GPU's PCIe link from sysfs, colours GPU rows and
 // the verdict (not with NO_COLOR or --color never), and restores the screen, cursor and terminal
@@ -28,7 +28,7 @@
 #include "core/host_paths.h"
 #include "core/hw/pcie.h"
 #include "core/report.h"
-#include "output/watch_view.h"
+#include "output/text/watch_view.h"
 #include "sources/host/pci_sysfs.h"
 #include "sources/nvml/nvml_source.h"
 #include "sources/sampler/sampler.h"

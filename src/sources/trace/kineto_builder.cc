@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/trace_time.h"
+#include "core/trace/trace_time.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -136,7 +136,8 @@ void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
     if (unknown_categories_.size() < kMaxNamedCategories) unknown_categories_.insert(ev.cat_text);
   }
   if (!wanted) return;
-  // Times outside the range analyses can add and subtract (core/trace_time.h) are malformed too.
+  // Times outside the range analyses can add and subtract (core/trace/trace_time.h) are malformed
+  // too.
   if (!ev.ts_ns || !ev.dur_ns || !TraceSpanFits(*ev.ts_ns, *ev.dur_ns)) {
     if (bad_times_++ == 0) first_bad_time_ = offset;
     return;

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "sources/trace/kineto_schema.h"
 
 namespace gpuvet {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "util/chunk_source.h"
 #include "util/status.h"
 

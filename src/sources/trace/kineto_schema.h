@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 namespace gpuvet {
 

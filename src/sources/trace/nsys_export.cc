@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "core/trace_time.h"
+#include "core/trace/trace_time.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -109,7 +109,7 @@ bool NsysExport::ReadSpan(const SqliteStatement& row, int64_t* start, int64_t* d
     ++p->end_before;
     *dur = 0;
   }
-  // Outside the range analyses can add and subtract without overflow (core/trace_time.h).
+  // Outside the range analyses can add and subtract without overflow (core/trace/trace_time.h).
   if (!TraceSpanFits(*start, *dur)) {
     ++p->no_time;
     return false;

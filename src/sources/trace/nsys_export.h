@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "sources/trace/nsys_kinds.h"
 #include "sources/trace/nsys_sqlite.h"
 #include "util/status.h"

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 namespace gpuvet {
 

@@ -1,13 +1,13 @@
 // Nsight Systems SQLite export reader (`nsys export --type sqlite`, nsys 2020-2025) for
 // `gpuvet trace`: kernels, memcpy/memset, CUDA runtime calls, synchronisation and NVTX ranges into
-// the shared trace model (core/trace.h). Queries are built from the tables and columns the file
-// actually has, because each nsys version exports a slightly different schema.
+// the shared trace model (core/trace/trace.h). Queries are built from the tables and columns the
+// file actually has, because each nsys version exports a slightly different schema.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "util/status.h"
 
 namespace gpuvet {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 #include "util/status.h"
 
 namespace gpuvet {

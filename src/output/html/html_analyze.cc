@@ -1,0 +1,348 @@
+// The analyze report's HTML section, with the recording timeline (output/html_analyze.h).
+#include "output/html/html_analyze.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace gpuvet::html {
+namespace {
+
+LabelView ReadLabel(DocReader& r, const Node& n) {
+  LabelView l;
+  l.label = r.Str(n, "label");
+  l.detail = r.Str(n, "detail");
+  l.confidence = r.Str(n, "confidence");
+  l.reason = r.Str(n, "reason");
+  l.decision = r.Str(n, "decision");
+  l.seconds = r.Num(n, "seconds");
+  l.share_pct = r.Num(n, "share_pct");
+  for (const Node& e : r.Arr(n, "evidence")) {
+    l.evidence.push_back(
+        {r.Str(e, "name"), r.Str(e, "value"), r.OptStr(e, "threshold").value_or("")});
+  }
+  return l;
+}
+
+// The time axis: seconds for short runs, minutes, hours for long ones.
+struct Axis {
+  std::string unit;
+  double div = 1;
+};
+Axis AxisFor(double duration_s) {
+  if (duration_s > 3 * 3600) return {"h", 3600};
+  if (duration_s > 30 * 60) return {"min", 60};
+  return {"s", 1};
+}
+
+// A stable colour per label name, so one label has one colour on every chart of the page.
+size_t LabelColor(const std::string& label) {
+  static const std::map<std::string, size_t> kColors = {
+      {"host_cpu_bound", 5}, {"host_io_bound", 1}, {"transfer_bound", 3}, {"launch_bound", 6},
+      {"memory_bound", 4},   {"compute_bound", 2}, {"throttled", 5},      {"periodic_stall", 3},
+      {"memory_leak", 1},    {"cpu_fallback", 5},  {"idle", 7},           {"none", 7}};
+  auto it = kColors.find(label);
+  return it == kColors.end() ? 7 : it->second;
+}
+
+}  // namespace
+
+Result<AnalyzeView> ReadAnalyzeView(const nlohmann::json& doc, const std::string& what) {
+  DocReader r(what);
+  Node root{&doc, ""};
+  AnalyzeView v;
+  v.generated_at = r.Str(root, "generated_at");
+  v.source = r.Str(root, "source");
+  Node rec = r.Obj(root, "recording");
+  v.host = r.OptStr(rec, "host").value_or("");
+  v.producer = r.OptStr(rec, "producer").value_or("");
+  v.command = r.StrArr(rec, "command");
+  v.gpus = r.StrArr(rec, "gpus");
+  for (double g : r.NumArr(rec, "workload_gpus")) v.workload_gpus.push_back(static_cast<int>(g));
+  v.duration_s = r.Num(rec, "duration_s");
+  v.interval_s = r.Num(rec, "interval_s");
+  v.samples = r.Num(rec, "samples");
+  v.exit_code = r.OptNum(rec, "exit_code");
+  v.complete = r.Bool(rec, "complete");
+  v.gpm = r.Bool(rec, "gpm");
+  v.warnings = r.StrArr(root, "warnings");
+  for (const Node& p : r.Arr(root, "phases")) {
+    PhaseView ph;
+    ph.start_s = r.Num(p, "start_s");
+    ph.end_s = r.Num(p, "end_s");
+    ph.activity_metric = r.Str(p, "activity_metric");
+    ph.gpu_activity_pct = r.Num(p, "gpu_activity_pct");
+    ph.label = ReadLabel(r, r.Obj(p, "label"));
+    v.phases.push_back(std::move(ph));
+    if (!r.ok()) break;
+  }
+  for (const Node& l : r.Arr(root, "labels")) v.labels.push_back(ReadLabel(r, l));
+  v.verdict = ReadLabel(r, r.Obj(root, "verdict"));
+  if (std::optional<Node> p = r.OptObj(root, "periodic_stall")) {
+    AnalyzeView::Periodic ps;
+    ps.period_s = r.Num(*p, "period_s");
+    ps.stall_s = r.Num(*p, "stall_s");
+    ps.first_s = r.Num(*p, "first_s");
+    ps.share_pct = r.Num(*p, "share_pct");
+    ps.count = r.Int(*p, "count");
+    ps.write_burst = r.Bool(*p, "write_burst");
+    v.periodic = ps;
+  }
+  for (const Node& m : r.Arr(root, "memory_growth")) {
+    v.memory.push_back({r.Str(m, "subject"), r.Str(m, "kind"), r.Num(m, "start_bytes"),
+                        r.Num(m, "end_bytes"), r.Num(m, "slope_bytes_per_s"),
+                        r.OptNum(m, "time_to_oom_s")});
+  }
+  for (const Node& t : r.Arr(root, "throttle")) {
+    v.throttle.push_back({r.Int(t, "gpu"), r.Num(t, "busy_s"), r.Num(t, "power_cap_pct"),
+                          r.Num(t, "thermal_pct"), r.Num(t, "hw_slowdown_pct"),
+                          r.OptNum(t, "clock_loss_pct")});
+  }
+  Node e = r.Obj(root, "energy");
+  v.joules = r.Num(e, "joules");
+  v.starved_pct = r.Num(e, "starved_pct");
+  v.gpu_hours = r.Num(e, "gpu_hours");
+  v.work_per_s = r.OptNum(e, "work_per_s");
+  v.work_per_kj = r.OptNum(e, "work_per_kj");
+  v.cost = r.OptNum(e, "cost");
+  v.work_unit = r.OptStr(e, "work_unit").value_or("");
+  if (std::optional<Node> f = r.OptObj(root, "forecast")) v.forecast = ReadForecastView(r, *f);
+  if (!r.ok()) return r.status();
+  return v;
+}
+
+Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::string& id) {
+  Section s;
+  s.id = id;
+  s.kind = "analyze";
+  s.title = "Recording" + (v.host.empty() ? "" : " on " + v.host) + " (" +
+            Fixed(v.duration_s / 60, 1) + " min, " + Num(v.samples) + " samples)";
+  s.source = v.source;
+  Verdict& vd = s.verdict;
+  bool waiting = v.verdict.label != "compute_bound" && v.verdict.label != "none";
+  vd.severity = v.verdict.label == "none" || v.verdict.label == "compute_bound" ? "ok"
+                : v.verdict.label == "memory_leak"                              ? "fail"
+                                                                                : "warn";
+  vd.headline = "job: " + v.verdict.Name() + " (" + Num(v.verdict.share_pct) +
+                " % of wall time, confidence " + v.verdict.confidence + ")";
+  vd.job_sentence = v.verdict.reason + ".";
+  vd.job_action = v.verdict.decision;
+  // The node's part: throttling, GPU memory growth.
+  const AnalyzeView::Throttle* worst = nullptr;
+  double worst_pct = 0;
+  for (const AnalyzeView::Throttle& t : v.throttle) {
+    double p = std::max({t.power_cap_pct, t.thermal_pct, t.hw_slowdown_pct});
+    if (p > worst_pct) {
+      worst_pct = p;
+      worst = &t;
+    }
+  }
+  if (worst && worst_pct >= 10) {
+    std::string why =
+        worst->thermal_pct >= worst->power_cap_pct && worst->thermal_pct >= worst->hw_slowdown_pct
+            ? "thermal slowdown"
+        : worst->hw_slowdown_pct >= worst->power_cap_pct ? "HW slowdown"
+                                                         : "its power cap";
+    vd.node_sentence =
+        "gpu" + std::to_string(worst->gpu) + " was held back by " + why + " " +
+        Fixed(worst_pct, 1) + " % of its busy time" +
+        (worst->clock_loss_pct ? " (clock " + Num(*worst->clock_loss_pct) + " % below its maximum)"
+                               : std::string()) +
+        ".";
+    vd.node_action = why == "its power cap"
+                         ? "Check the power limit against the default (nvidia-smi -q -d POWER); "
+                           "a cap set below it costs throughput."
+                         : "Check cooling and airflow, then run `gpuvet check` on the node.";
+    if (vd.severity == "ok") vd.severity = "warn";
+  } else {
+    vd.node_sentence =
+        "Nothing in the recording points at the node: no GPU throttled for 10 % "
+        "of its busy time or more.";
+    vd.node_action = waiting ? "Nothing for the node; the fix is in the job." : "Nothing.";
+  }
+
+  std::string& b = s.body;
+  b += "<p class=\"meta\">source " + Esc(v.source) + " · " + Esc(v.producer) + " · command ";
+  std::string cmd;
+  for (const std::string& c : v.command) cmd += (cmd.empty() ? "" : " ") + c;
+  b += "<code>" + Esc(cmd.empty() ? "(attached)" : cmd) + "</code> · GPUs ";
+  for (size_t i = 0; i < v.gpus.size(); ++i) b += (i ? ", " : "") + Esc(v.gpus[i]);
+  b += " · interval " + Num(v.interval_s) + " s · exit " +
+       (v.exit_code ? Num(*v.exit_code) : std::string("—")) +
+       (v.complete ? "" : " · <b>incomplete recording</b>") + " · generated " +
+       Esc(v.generated_at) + "</p>\n";
+  for (const std::string& w : v.warnings) b += "<p class=\"meta\">⚠ " + Esc(w) + "</p>\n";
+
+  // Timeline.
+  double duration = tl ? std::max(tl->duration_s, v.duration_s) : v.duration_s;
+  Axis axis = AxisFor(duration);
+  std::vector<Span> phases;
+  for (const PhaseView& p : v.phases) {
+    phases.push_back({p.start_s / axis.div, p.end_s / axis.div,
+                      "phase " + Num(p.start_s) + "–" + Num(p.end_s) + " s: " + p.label.Name() +
+                          " (" + p.activity_metric + " " + Num(p.gpu_activity_pct) + " %)",
+                      LabelColor(p.label.label)});
+  }
+  std::vector<Mark> marks;
+  if (v.periodic) {
+    for (int k = 0; k < v.periodic->count && k < 500; ++k) {
+      double t = v.periodic->first_s + k * v.periodic->period_s;
+      marks.push_back({t / axis.div, "periodic stall " + std::to_string(k + 1) + " at " + Num(t) +
+                                         " s (median " + Num(v.periodic->stall_s) + " s)"});
+    }
+  }
+  if (tl) {
+    for (const TimelineEvent& e : tl->events) marks.push_back({e.t / axis.div, e.label});
+  }
+  b += "<h3>Timeline</h3>\n<p class=\"meta\">Shaded: phases by label (";
+  std::vector<std::string> seen;
+  for (const PhaseView& p : v.phases) {
+    if (std::find(seen.begin(), seen.end(), p.label.Name()) != seen.end()) continue;
+    seen.push_back(p.label.Name());
+    b += (seen.size() > 1 ? ", " : "") + std::string("<span style=\"color:") +
+         std::string(PaletteColor(LabelColor(p.label.label))) + "\">■</span> " +
+         Esc(p.label.Name());
+  }
+  b += "); dashed red marks: periodic stalls and events; hover a shade or mark for its "
+       "details.</p>\n";
+  std::vector<double> x;
+  if (tl) {
+    for (double t : tl->t) x.push_back(t / axis.div);
+  }
+  auto chart = [&](std::string cid, std::string title, std::string unit,
+                   const std::vector<TimelineLine>& lines, std::optional<double> ymax,
+                   std::vector<Span> spans, size_t color0) {
+    LineChartSpec spec;
+    spec.id = std::move(cid);
+    spec.title = std::move(title);
+    spec.x_unit = axis.unit;
+    spec.y_unit = std::move(unit);
+    spec.y_max = ymax;
+    spec.x_min = 0;
+    spec.x_max = duration / axis.div;
+    spec.spans = std::move(spans);
+    spec.marks = marks;
+    spec.height = 110;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      spec.series.push_back({lines[i].name, x, lines[i].y, color0 + i});
+    }
+    return LineChart(spec);
+  };
+  if (tl) {
+    for (const TimelineGpu& g : tl->gpus) {
+      std::string gid = id + "-gpu" + std::to_string(g.index);
+      std::vector<Span> spans = phases;
+      for (const ThrottleSpan& t : g.throttle) {
+        spans.push_back({t.t0 / axis.div, t.t1 / axis.div,
+                         "throttled (" + t.reason + ") " + Num(t.t0) + "–" + Num(t.t1) + " s", 5});
+      }
+      b += "<div class=\"gpu-block\" id=\"" + Esc(gid) + "\"><b>gpu" + std::to_string(g.index) +
+           "</b> " + Esc(g.name) +
+           (g.gpm ? "" : " <span class=\"meta\">(no GPM: GPU-Util only)</span>") +
+           (g.throttle.empty() ? "" : " <span class=\"meta\">· red shade: throttle spans</span>") +
+           "\n";
+      b += chart(gid + "-activity", "gpu" + std::to_string(g.index) + " activity", "%", g.activity,
+                 100, spans, 0);
+      if (!g.limits.empty()) {
+        b += chart(gid + "-limits", "gpu" + std::to_string(g.index) + " power, clock, memory",
+                   "% of max", g.limits, 100, spans, 4);
+      }
+      b += "</div>\n";
+    }
+    b += chart(id + "-host-cpu", "host CPU", "% of all CPUs", tl->host_cpu, 100, phases, 0);
+    if (!tl->threads.empty()) {
+      b += chart(id + "-threads", "busiest threads", "% of one core", tl->threads, std::nullopt,
+                 phases, 3);
+    }
+    if (!tl->disk.empty()) {
+      b += chart(id + "-disk", "disk (all devices)", "MB/s", tl->disk, std::nullopt, phases, 1);
+    }
+    if (!tl->net.empty()) {
+      b += chart(id + "-net", "network (all interfaces)", "MB/s", tl->net, std::nullopt, phases, 4);
+    }
+  } else {
+    // A JSON document carries phase means only: draw them as steps.
+    TimelineLine act{"GPU activity (phase mean)", {}}, cpu{"host CPU (phase mean)", {}};
+    x.clear();
+    for (const PhaseView& p : v.phases) {
+      x.push_back(p.start_s / axis.div);
+      act.y.push_back(p.gpu_activity_pct);
+      x.push_back(p.end_s / axis.div);
+      act.y.push_back(p.gpu_activity_pct);
+    }
+    b += "<p class=\"meta\">From the JSON summary: phase means only (give the recording file for "
+         "every sample).</p>\n";
+    b += chart(id + "-phases", "GPU activity by phase", "%", {act}, 100, phases, 0);
+  }
+
+  // Labels.
+  b += "<h3>What the job waited on</h3>\n";
+  // One row per label: labels overlap in time (a periodic stall inside a compute-bound run), so
+  // their shares do not add up to 100 and are not stacked.
+  StackedBarSpec lb{id + "-labels-chart", "Share of wall time per label", "%", {}, {}, {}, false};
+  for (size_t i = 0; i < v.labels.size(); ++i) {
+    lb.categories.push_back(v.labels[i].Name());
+    lb.colors.push_back(LabelColor(v.labels[i].label));
+  }
+  for (size_t i = 0; i < v.labels.size(); ++i) {
+    StackedRow row{v.labels[i].Name(), std::vector<double>(v.labels.size(), 0)};
+    row.values[i] = v.labels[i].share_pct;
+    lb.rows.push_back(std::move(row));
+  }
+  if (!v.labels.empty()) b += StackedBars(lb);
+  b += "<div id=\"" + Esc(id) + "-labels\">";
+  for (const LabelView& l : v.labels) {
+    FindingBlock f{
+        l.Name(),
+        l.label == "compute_bound" || l.label == "none" ? "ok" : "warn",
+        Num(l.share_pct) + " % of wall time (" + Num(l.seconds) + " s), confidence " + l.confidence,
+        l.reason,
+        "",
+        l.decision,
+        l.evidence};
+    b += FindingDetails(f, &l == &v.labels.front());
+  }
+  b += "</div>\n";
+  if (v.periodic) {
+    b += "<p id=\"" + Esc(id) + "-periodic\">Periodic stall: every " + Num(v.periodic->period_s) +
+         " s for " + Num(v.periodic->stall_s) + " s (" + std::to_string(v.periodic->count) +
+         " stalls from " + Num(v.periodic->first_s) + " s, " + Num(v.periodic->share_pct) +
+         " % of wall time" + (v.periodic->write_burst ? ", with disk write bursts" : "") +
+         ").</p>\n";
+  }
+
+  // Forecast.
+  if (v.forecast) {
+    b += "<h3>Would a bigger GPU help?</h3>\n" + ForecastHtml(*v.forecast, id + "-forecast");
+  }
+  // Throttle, memory, energy.
+  if (!v.throttle.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const AnalyzeView::Throttle& t : v.throttle) {
+      rows.push_back({"gpu" + std::to_string(t.gpu), Num(t.busy_s), Num(t.power_cap_pct),
+                      Num(t.thermal_pct), Num(t.hw_slowdown_pct),
+                      t.clock_loss_pct ? Num(*t.clock_loss_pct) : "—"});
+    }
+    b +=
+        "<h3>Throttling while busy</h3>\n" +
+        Table(id + "-throttle",
+              {"GPU", "busy s", "power cap %", "thermal %", "HW slowdown %", "clock loss %"}, rows);
+  }
+  if (!v.memory.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const AnalyzeView::Growth& m : v.memory) {
+      rows.push_back({m.subject, m.kind, Bytes(m.start_bytes), Bytes(m.end_bytes),
+                      Bytes(m.slope) + "/s", m.time_to_oom_s ? Num(*m.time_to_oom_s) + " s" : "—"});
+    }
+    b += "<h3>Growing memory</h3>\n" +
+         Table(id + "-memory", {"subject", "kind", "start", "end", "slope", "time to OOM"}, rows);
+  }
+  b += "<h3>Energy</h3>\n" +
+       Table(id + "-energy", {"joules", "starved %", "GPU-hours", "work/s", "work/kJ", "cost"},
+             {{Num(v.joules), Num(v.starved_pct), Num(v.gpu_hours),
+               v.work_per_s ? Num(*v.work_per_s) + " " + v.work_unit : "—",
+               v.work_per_kj ? Num(*v.work_per_kj) : "—", v.cost ? Num(*v.cost) : "—"}});
+  return s;
+}
+
+}  // namespace gpuvet::html
