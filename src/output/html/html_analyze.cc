@@ -1,4 +1,4 @@
-// The analyze report's HTML section, with the recording timeline (output/html_analyze.h).
+// The analyze report's HTML section, with the recording timeline (output/html/html_analyze.h).
 #include "output/html/html_analyze.h"
 
 #include <algorithm>
@@ -111,14 +111,10 @@ Result<AnalyzeView> ReadAnalyzeView(const nlohmann::json& doc, const std::string
   return v;
 }
 
-Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::string& id) {
-  Section s;
-  s.id = id;
-  s.kind = "analyze";
-  s.title = "Recording" + (v.host.empty() ? "" : " on " + v.host) + " (" +
-            Fixed(v.duration_s / 60, 1) + " min, " + Num(v.samples) + " samples)";
-  s.source = v.source;
-  Verdict& vd = s.verdict;
+namespace {
+
+// The verdict box: the job's label, and the node's part (throttling) beside it.
+void FillVerdict(const AnalyzeView& v, Verdict& vd) {
   bool waiting = v.verdict.label != "compute_bound" && v.verdict.label != "none";
   vd.severity = v.verdict.label == "none" || v.verdict.label == "compute_bound" ? "ok"
                 : v.verdict.label == "memory_leak"                              ? "fail"
@@ -160,8 +156,11 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
         "of its busy time or more.";
     vd.node_action = waiting ? "Nothing for the node; the fix is in the job." : "Nothing.";
   }
+}
 
-  std::string& b = s.body;
+// The line under the title: source, command, GPUs, interval, exit; then the warnings.
+std::string MetaHtml(const AnalyzeView& v) {
+  std::string b;
   b += "<p class=\"meta\">source " + Esc(v.source) + " · " + Esc(v.producer) + " · command ";
   std::string cmd;
   for (const std::string& c : v.command) cmd += (cmd.empty() ? "" : " ") + c;
@@ -172,46 +171,20 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
        (v.complete ? "" : " · <b>incomplete recording</b>") + " · generated " +
        Esc(v.generated_at) + "</p>\n";
   for (const std::string& w : v.warnings) b += "<p class=\"meta\">⚠ " + Esc(w) + "</p>\n";
+  return b;
+}
 
-  // Timeline.
-  double duration = tl ? std::max(tl->duration_s, v.duration_s) : v.duration_s;
-  Axis axis = AxisFor(duration);
-  std::vector<Span> phases;
-  for (const PhaseView& p : v.phases) {
-    phases.push_back({p.start_s / axis.div, p.end_s / axis.div,
-                      "phase " + Num(p.start_s) + "–" + Num(p.end_s) + " s: " + p.label.Name() +
-                          " (" + p.activity_metric + " " + Num(p.gpu_activity_pct) + " %)",
-                      LabelColor(p.label.label)});
-  }
-  std::vector<Mark> marks;
-  if (v.periodic) {
-    for (int k = 0; k < v.periodic->count && k < 500; ++k) {
-      double t = v.periodic->first_s + k * v.periodic->period_s;
-      marks.push_back({t / axis.div, "periodic stall " + std::to_string(k + 1) + " at " + Num(t) +
-                                         " s (median " + Num(v.periodic->stall_s) + " s)"});
-    }
-  }
-  if (tl) {
-    for (const TimelineEvent& e : tl->events) marks.push_back({e.t / axis.div, e.label});
-  }
-  b += "<h3>Timeline</h3>\n<p class=\"meta\">Shaded: phases by label (";
-  std::vector<std::string> seen;
-  for (const PhaseView& p : v.phases) {
-    if (std::find(seen.begin(), seen.end(), p.label.Name()) != seen.end()) continue;
-    seen.push_back(p.label.Name());
-    b += (seen.size() > 1 ? ", " : "") + std::string("<span style=\"color:") +
-         std::string(PaletteColor(LabelColor(p.label.label))) + "\">■</span> " +
-         Esc(p.label.Name());
-  }
-  b += "); dashed red marks: periodic stalls and events; hover a shade or mark for its "
-       "details.</p>\n";
+// What every timeline chart shares: the time axis, its x values, the marks, the phase shades.
+struct TimelineFrame {
+  Axis axis;
+  double duration = 0;
   std::vector<double> x;
-  if (tl) {
-    for (double t : tl->t) x.push_back(t / axis.div);
-  }
-  auto chart = [&](std::string cid, std::string title, std::string unit,
-                   const std::vector<TimelineLine>& lines, std::optional<double> ymax,
-                   std::vector<Span> spans, size_t color0) {
+  std::vector<Mark> marks;
+  std::vector<Span> phases;
+
+  std::string Chart(std::string cid, std::string title, std::string unit,
+                    const std::vector<TimelineLine>& lines, std::optional<double> ymax,
+                    std::vector<Span> spans, size_t color0) const {
     LineChartSpec spec;
     spec.id = std::move(cid);
     spec.title = std::move(title);
@@ -227,56 +200,109 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
       spec.series.push_back({lines[i].name, x, lines[i].y, color0 + i});
     }
     return LineChart(spec);
-  };
-  if (tl) {
-    for (const TimelineGpu& g : tl->gpus) {
-      std::string gid = id + "-gpu" + std::to_string(g.index);
-      std::vector<Span> spans = phases;
-      for (const ThrottleSpan& t : g.throttle) {
-        spans.push_back({t.t0 / axis.div, t.t1 / axis.div,
-                         "throttled (" + t.reason + ") " + Num(t.t0) + "–" + Num(t.t1) + " s", 5});
-      }
-      b += "<div class=\"gpu-block\" id=\"" + Esc(gid) + "\"><b>gpu" + std::to_string(g.index) +
-           "</b> " + Esc(g.name) +
-           (g.gpm ? "" : " <span class=\"meta\">(no GPM: GPU-Util only)</span>") +
-           (g.throttle.empty() ? "" : " <span class=\"meta\">· red shade: throttle spans</span>") +
-           "\n";
-      b += chart(gid + "-activity", "gpu" + std::to_string(g.index) + " activity", "%", g.activity,
-                 100, spans, 0);
-      if (!g.limits.empty()) {
-        b += chart(gid + "-limits", "gpu" + std::to_string(g.index) + " power, clock, memory",
-                   "% of max", g.limits, 100, spans, 4);
-      }
-      b += "</div>\n";
-    }
-    b += chart(id + "-host-cpu", "host CPU", "% of all CPUs", tl->host_cpu, 100, phases, 0);
-    if (!tl->threads.empty()) {
-      b += chart(id + "-threads", "busiest threads", "% of one core", tl->threads, std::nullopt,
-                 phases, 3);
-    }
-    if (!tl->disk.empty()) {
-      b += chart(id + "-disk", "disk (all devices)", "MB/s", tl->disk, std::nullopt, phases, 1);
-    }
-    if (!tl->net.empty()) {
-      b += chart(id + "-net", "network (all interfaces)", "MB/s", tl->net, std::nullopt, phases, 4);
-    }
-  } else {
-    // A JSON document carries phase means only: draw them as steps.
-    TimelineLine act{"GPU activity (phase mean)", {}}, cpu{"host CPU (phase mean)", {}};
-    x.clear();
-    for (const PhaseView& p : v.phases) {
-      x.push_back(p.start_s / axis.div);
-      act.y.push_back(p.gpu_activity_pct);
-      x.push_back(p.end_s / axis.div);
-      act.y.push_back(p.gpu_activity_pct);
-    }
-    b += "<p class=\"meta\">From the JSON summary: phase means only (give the recording file for "
-         "every sample).</p>\n";
-    b += chart(id + "-phases", "GPU activity by phase", "%", {act}, 100, phases, 0);
   }
+};
 
-  // Labels.
-  b += "<h3>What the job waited on</h3>\n";
+TimelineFrame MakeTimelineFrame(const AnalyzeView& v, const Timeline* tl) {
+  TimelineFrame f;
+  f.duration = tl ? std::max(tl->duration_s, v.duration_s) : v.duration_s;
+  f.axis = AxisFor(f.duration);
+  const Axis& axis = f.axis;
+  for (const PhaseView& p : v.phases) {
+    f.phases.push_back({p.start_s / axis.div, p.end_s / axis.div,
+                        "phase " + Num(p.start_s) + "–" + Num(p.end_s) + " s: " + p.label.Name() +
+                            " (" + p.activity_metric + " " + Num(p.gpu_activity_pct) + " %)",
+                        LabelColor(p.label.label)});
+  }
+  if (v.periodic) {
+    for (int k = 0; k < v.periodic->count && k < 500; ++k) {
+      double t = v.periodic->first_s + k * v.periodic->period_s;
+      f.marks.push_back({t / axis.div, "periodic stall " + std::to_string(k + 1) + " at " + Num(t) +
+                                           " s (median " + Num(v.periodic->stall_s) + " s)"});
+    }
+  }
+  if (tl) {
+    for (const TimelineEvent& e : tl->events) f.marks.push_back({e.t / axis.div, e.label});
+    for (double t : tl->t) f.x.push_back(t / axis.div);
+  }
+  return f;
+}
+
+// The legend of the phase shades, one entry per label.
+std::string PhaseLegend(const AnalyzeView& v) {
+  std::string b = "<h3>Timeline</h3>\n<p class=\"meta\">Shaded: phases by label (";
+  std::vector<std::string> seen;
+  for (const PhaseView& p : v.phases) {
+    if (std::find(seen.begin(), seen.end(), p.label.Name()) != seen.end()) continue;
+    seen.push_back(p.label.Name());
+    b += (seen.size() > 1 ? ", " : "") + std::string("<span style=\"color:") +
+         std::string(PaletteColor(LabelColor(p.label.label))) + "\">■</span> " +
+         Esc(p.label.Name());
+  }
+  b += "); dashed red marks: periodic stalls and events; hover a shade or mark for its "
+       "details.</p>\n";
+  return b;
+}
+
+// Every sample of a recording: per GPU, then the host's CPU, threads, disk and network.
+std::string RecordingCharts(const Timeline& tl, const TimelineFrame& f, const std::string& id) {
+  std::string b;
+  const Axis& axis = f.axis;
+  for (const TimelineGpu& g : tl.gpus) {
+    std::string gid = id + "-gpu" + std::to_string(g.index);
+    std::vector<Span> spans = f.phases;
+    for (const ThrottleSpan& t : g.throttle) {
+      spans.push_back({t.t0 / axis.div, t.t1 / axis.div,
+                       "throttled (" + t.reason + ") " + Num(t.t0) + "–" + Num(t.t1) + " s", 5});
+    }
+    b += "<div class=\"gpu-block\" id=\"" + Esc(gid) + "\"><b>gpu" + std::to_string(g.index) +
+         "</b> " + Esc(g.name) +
+         (g.gpm ? "" : " <span class=\"meta\">(no GPM: GPU-Util only)</span>") +
+         (g.throttle.empty() ? "" : " <span class=\"meta\">· red shade: throttle spans</span>") +
+         "\n";
+    b += f.Chart(gid + "-activity", "gpu" + std::to_string(g.index) + " activity", "%", g.activity,
+                 100, spans, 0);
+    if (!g.limits.empty()) {
+      b += f.Chart(gid + "-limits", "gpu" + std::to_string(g.index) + " power, clock, memory",
+                   "% of max", g.limits, 100, spans, 4);
+    }
+    b += "</div>\n";
+  }
+  b += f.Chart(id + "-host-cpu", "host CPU", "% of all CPUs", tl.host_cpu, 100, f.phases, 0);
+  if (!tl.threads.empty()) {
+    b += f.Chart(id + "-threads", "busiest threads", "% of one core", tl.threads, std::nullopt,
+                 f.phases, 3);
+  }
+  if (!tl.disk.empty()) {
+    b += f.Chart(id + "-disk", "disk (all devices)", "MB/s", tl.disk, std::nullopt, f.phases, 1);
+  }
+  if (!tl.net.empty()) {
+    b +=
+        f.Chart(id + "-net", "network (all interfaces)", "MB/s", tl.net, std::nullopt, f.phases, 4);
+  }
+  return b;
+}
+
+// A JSON document carries phase means only: draw them as steps.
+std::string PhaseMeanChart(const AnalyzeView& v, TimelineFrame f, const std::string& id) {
+  TimelineLine act{"GPU activity (phase mean)", {}};
+  f.x.clear();
+  for (const PhaseView& p : v.phases) {
+    f.x.push_back(p.start_s / f.axis.div);
+    act.y.push_back(p.gpu_activity_pct);
+    f.x.push_back(p.end_s / f.axis.div);
+    act.y.push_back(p.gpu_activity_pct);
+  }
+  std::string b =
+      "<p class=\"meta\">From the JSON summary: phase means only (give the recording file for "
+      "every sample).</p>\n";
+  b += f.Chart(id + "-phases", "GPU activity by phase", "%", {act}, 100, f.phases, 0);
+  return b;
+}
+
+// What the job waited on: one bar and one finding block per label, and the periodic stall.
+std::string LabelsHtml(const AnalyzeView& v, const std::string& id) {
+  std::string b = "<h3>What the job waited on</h3>\n";
   // One row per label: labels overlap in time (a periodic stall inside a compute-bound run), so
   // their shares do not add up to 100 and are not stacked.
   StackedBarSpec lb{id + "-labels-chart", "Share of wall time per label", "%", {}, {}, {}, false};
@@ -310,12 +336,12 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
          " % of wall time" + (v.periodic->write_burst ? ", with disk write bursts" : "") +
          ").</p>\n";
   }
+  return b;
+}
 
-  // Forecast.
-  if (v.forecast) {
-    b += "<h3>Would a bigger GPU help?</h3>\n" + ForecastHtml(*v.forecast, id + "-forecast");
-  }
-  // Throttle, memory, energy.
+// Throttle, memory, energy.
+std::string NodeTablesHtml(const AnalyzeView& v, const std::string& id) {
+  std::string b;
   if (!v.throttle.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const AnalyzeView::Throttle& t : v.throttle) {
@@ -342,6 +368,29 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
              {{Num(v.joules), Num(v.starved_pct), Num(v.gpu_hours),
                v.work_per_s ? Num(*v.work_per_s) + " " + v.work_unit : "—",
                v.work_per_kj ? Num(*v.work_per_kj) : "—", v.cost ? Num(*v.cost) : "—"}});
+  return b;
+}
+
+}  // namespace
+
+Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::string& id) {
+  Section s;
+  s.id = id;
+  s.kind = "analyze";
+  s.title = "Recording" + (v.host.empty() ? "" : " on " + v.host) + " (" +
+            Fixed(v.duration_s / 60, 1) + " min, " + Num(v.samples) + " samples)";
+  s.source = v.source;
+  FillVerdict(v, s.verdict);
+  std::string& b = s.body;
+  b += MetaHtml(v);
+  TimelineFrame frame = MakeTimelineFrame(v, tl);
+  b += PhaseLegend(v);
+  b += tl ? RecordingCharts(*tl, frame, id) : PhaseMeanChart(v, frame, id);
+  b += LabelsHtml(v, id);
+  if (v.forecast) {
+    b += "<h3>Would a bigger GPU help?</h3>\n" + ForecastHtml(*v.forecast, id + "-forecast");
+  }
+  b += NodeTablesHtml(v, id);
   return s;
 }
 

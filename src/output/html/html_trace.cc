@@ -1,4 +1,4 @@
-// The trace report's HTML section (output/html_trace.h).
+// The trace report's HTML section (output/html/html_trace.h).
 #include "output/html/html_trace.h"
 
 #include <algorithm>
@@ -79,13 +79,12 @@ Result<TraceView> ReadTraceView(const nlohmann::json& doc, const std::string& wh
   return v;
 }
 
-Section TraceSection(const TraceView& v, const std::string& id) {
-  Section s;
-  s.id = id;
-  s.kind = "trace";
-  s.title = "Profiler trace (" + std::to_string(v.ranks.size()) + " rank" +
-            (v.ranks.size() == 1 ? "" : "s") + ")";
-  Verdict& vd = s.verdict;
+namespace {
+
+std::string RankLabel(const TraceRankView& r) { return "rank " + std::to_string(r.rank); }
+
+// The verdict box: the run's label and decision; the node's part is the stragglers.
+void FillTraceVerdict(const TraceView& v, Verdict& vd) {
   vd.severity = v.severity;
   vd.headline = "trace: " + v.label + " (" + Num(v.share_pct) + " % of the " +
                 (v.share_of == "gpu_span" ? "GPU span" : v.share_of) + ", confidence " +
@@ -125,13 +124,12 @@ Section TraceSection(const TraceView& v, const std::string& id) {
     vd.node_sentence = "One rank: a trace alone cannot tell a sick node from a slow job.";
     vd.node_action = "If the job is slower than on other nodes, run `gpuvet check` there.";
   }
+}
 
-  std::string& b = s.body;
-  b += "<p class=\"meta\">inputs: ";
-  for (size_t i = 0; i < v.sources.size(); ++i) b += (i ? ", " : "") + Esc(v.sources[i]);
-  b += " · " + Esc(CountsText(v.counts)) + "</p>\n";
-  auto rank_label = [](const TraceRankView& r) { return "rank " + std::to_string(r.rank); };
-
+// Where the GPU time goes, per rank: the temporal breakdown and its table, idle time by cause,
+// kernel time by class and the top kernels. Fills `ov`, the communication chart drawn later.
+std::string TimeBreakdownHtml(const TraceView& v, const std::string& id, StackedBarSpec& ov) {
+  std::string b;
   StackedBarSpec tb{id + "-temporal",
                     "Temporal breakdown per rank (HTA)",
                     "µs",
@@ -143,18 +141,11 @@ Section TraceSection(const TraceView& v, const std::string& id) {
                     "µs",         {"host wait", "kernel wait", "other"},
                     {5, 1, 7},    {},
                     false};
-  StackedBarSpec ov{id + "-overlap",
-                    "Communication overlapped by compute, per rank",
-                    "µs",
-                    {"overlapped", "exposed"},
-                    {2, 5},
-                    {},
-                    false};
   std::vector<std::string> cats;
   for (const TraceRankView& r : v.ranks) {
-    tb.rows.push_back({rank_label(r), {r.compute_us, r.non_compute_us, r.idle_us}});
-    ib.rows.push_back({rank_label(r), {r.host_wait_us, r.kernel_wait_us, r.other_idle_us}});
-    if (r.comm_us > 0) ov.rows.push_back({rank_label(r), {r.overlapped_us, r.exposed_us}});
+    tb.rows.push_back({RankLabel(r), {r.compute_us, r.non_compute_us, r.idle_us}});
+    ib.rows.push_back({RankLabel(r), {r.host_wait_us, r.kernel_wait_us, r.other_idle_us}});
+    if (r.comm_us > 0) ov.rows.push_back({RankLabel(r), {r.overlapped_us, r.exposed_us}});
     for (const TraceCategoryView& c : r.categories) {
       if (std::find(cats.begin(), cats.end(), c.category) == cats.end()) cats.push_back(c.category);
     }
@@ -162,7 +153,7 @@ Section TraceSection(const TraceView& v, const std::string& id) {
   b += "<h3>Where the GPU time goes</h3>\n" + StackedBars(tb);
   std::vector<std::vector<std::string>> rows;
   for (const TraceRankView& r : v.ranks) {
-    rows.push_back({rank_label(r), Num(r.span_us), Num(r.compute_pct), Num(r.non_compute_pct),
+    rows.push_back({RankLabel(r), Num(r.span_us), Num(r.compute_pct), Num(r.non_compute_pct),
                     Num(r.idle_pct), r.label, Num(r.share_pct), r.confidence});
   }
   b += Table(id + "-ranks",
@@ -175,7 +166,7 @@ Section TraceSection(const TraceView& v, const std::string& id) {
       id + "-kernel-classes", "Kernel time by class, per rank", "µs", cats, {}, {}, false};
   for (size_t i = 0; i < cats.size(); ++i) kc.colors.push_back(i);
   for (const TraceRankView& r : v.ranks) {
-    StackedRow row{rank_label(r), std::vector<double>(cats.size(), 0)};
+    StackedRow row{RankLabel(r), std::vector<double>(cats.size(), 0)};
     for (const TraceCategoryView& c : r.categories) {
       row.values[std::find(cats.begin(), cats.end(), c.category) - cats.begin()] = c.time_us;
     }
@@ -185,15 +176,20 @@ Section TraceSection(const TraceView& v, const std::string& id) {
   std::vector<std::vector<std::string>> top;
   for (const TraceRankView& r : v.ranks) {
     for (const TraceKernelView& k : r.top) {
-      top.push_back({rank_label(r), k.category, k.name, Num(k.total_us), Num(k.pct),
-                     std::to_string(k.count)});
+      top.push_back(
+          {RankLabel(r), k.category, k.name, Num(k.total_us), Num(k.pct), std::to_string(k.count)});
     }
   }
   if (!top.empty()) {
     b += Table(id + "-top-kernels",
                {"rank", "class", "kernel", "total µs", "% of kernel time", "count"}, top);
   }
-  // Steps (each rank's first 60).
+  return b;
+}
+
+// Each rank's steps (its first 60): GPU busy and idle.
+std::string StepsHtml(const TraceView& v, const std::string& id) {
+  std::string b;
   for (const TraceRankView& r : v.ranks) {
     if (r.steps.empty()) continue;
     StackedBarSpec st{id + "-steps-r" + std::to_string(r.rank),
@@ -214,9 +210,12 @@ Section TraceSection(const TraceView& v, const std::string& id) {
            " more steps not drawn.</p>\n";
     }
   }
-  if (!ov.rows.empty()) {
-    b += "<h3>Communication and compute</h3>\n" + StackedBars(ov);
-  }
+  return b;
+}
+
+// The ranks that reach the collectives late.
+std::string StragglersHtml(const TraceView& v, const std::string& id) {
+  std::string b;
   if (!v.lateness.empty()) {
     std::vector<std::vector<std::string>> late;
     for (const TraceLatenessView& l : v.lateness) {
@@ -228,6 +227,11 @@ Section TraceSection(const TraceView& v, const std::string& id) {
     b += "<h3>Stragglers</h3>\n<p class=\"meta\">collective: " + Esc(v.collective) + "</p>\n" +
          Table(id + "-stragglers", {"rank", "late arrivals", "mean delay µs", ""}, late);
   }
+  return b;
+}
+
+std::string ForecastsHtml(const TraceView& v, const std::string& id) {
+  std::string b;
   if (!v.forecasts.empty()) {
     b += "<div id=\"" + Esc(id) + "-forecast\">\n<h3>Would a bigger GPU help?</h3>\n";
     for (size_t i = 0; i < v.forecasts.size(); ++i) {
@@ -237,7 +241,11 @@ Section TraceSection(const TraceView& v, const std::string& id) {
     }
     b += "</div>\n";
   }
-  if (v.compare) b += TraceCompareHtml(*v.compare, id + "-compare");
+  return b;
+}
+
+std::string FindingsHtml(const TraceView& v, const std::string& id) {
+  std::string b;
   b += "<h3>Findings</h3>\n";
   std::vector<std::string> groups;
   std::vector<FindingBlock> blocks;
@@ -246,6 +254,38 @@ Section TraceSection(const TraceView& v, const std::string& id) {
     blocks.push_back(ToBlock(f));
   }
   b += FindingGroups(id + "-findings", groups, blocks);
+  return b;
+}
+
+}  // namespace
+
+Section TraceSection(const TraceView& v, const std::string& id) {
+  Section s;
+  s.id = id;
+  s.kind = "trace";
+  s.title = "Profiler trace (" + std::to_string(v.ranks.size()) + " rank" +
+            (v.ranks.size() == 1 ? "" : "s") + ")";
+  FillTraceVerdict(v, s.verdict);
+  std::string& b = s.body;
+  b += "<p class=\"meta\">inputs: ";
+  for (size_t i = 0; i < v.sources.size(); ++i) b += (i ? ", " : "") + Esc(v.sources[i]);
+  b += " · " + Esc(CountsText(v.counts)) + "</p>\n";
+  StackedBarSpec ov{id + "-overlap",
+                    "Communication overlapped by compute, per rank",
+                    "µs",
+                    {"overlapped", "exposed"},
+                    {2, 5},
+                    {},
+                    false};
+  b += TimeBreakdownHtml(v, id, ov);
+  b += StepsHtml(v, id);
+  if (!ov.rows.empty()) {
+    b += "<h3>Communication and compute</h3>\n" + StackedBars(ov);
+  }
+  b += StragglersHtml(v, id);
+  b += ForecastsHtml(v, id);
+  if (v.compare) b += TraceCompareHtml(*v.compare, id + "-compare");
+  b += FindingsHtml(v, id);
   return s;
 }
 
