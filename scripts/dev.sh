@@ -4,7 +4,7 @@
 # test suite (unit and end-to-end golden tests, built with ASan+UBSan).
 #
 #   scripts/dev.sh check [gpuvet check flags…]
-#   scripts/dev.sh test     (also the gates: clang-format check, warnings as errors)
+#   scripts/dev.sh test     (also the gates: clang-format check, warnings as errors, clang-tidy)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -18,11 +18,11 @@ BUILD_PACKAGES=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev libpugixml-dev
   libsqlite3-dev zlib1g-dev
 )
-# … and what the test suite adds: the format gate, clang and its sanitizer/libFuzzer runtimes, the
-# test frameworks, the real components the tests run against (Prometheus, node_exporter, Chromium,
-# OpenSSL, sqlite3), and the packaging and deploy-asset checkers.
+# … and what the test suite adds: the format and clang-tidy gates, clang and its sanitizer/libFuzzer
+# runtimes, the test frameworks, the real components the tests run against (Prometheus,
+# node_exporter, Chromium, OpenSSL, sqlite3), and the packaging and deploy-asset checkers.
 TEST_PACKAGES=(
-  clang-format clang libclang-rt-14-dev sqlite3
+  clang-format clang-tidy clang libclang-rt-14-dev sqlite3
   libcpp-httplib-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus prometheus-node-exporter
@@ -90,6 +90,9 @@ case "$cmd" in
       "errors) and run the test suite"
     build "$ROOT/build/test" -DCMAKE_BUILD_TYPE="$build_type" -DGPUVET_SANITIZE="$sanitize" \
       -DGPUVET_WERROR=ON -DGPUVET_FUZZ="$fuzz"
+    # clang-tidy on the files of scripts/tidy-files.txt, with this build's compile_commands.json.
+    echo "== clang-tidy gate (scripts/check-tidy.sh)"
+    JOBS="$JOBS" "$ROOT/scripts/check-tidy.sh" "$ROOT/build/test"
     # tests/lsan.supp: leaks inside third-party libraries (cuBLASLt, NCCL) the bench test loads.
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
       LSAN_OPTIONS=suppressions="$ROOT/tests/lsan.supp" \
