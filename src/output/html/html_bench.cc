@@ -1,4 +1,4 @@
-// The bench report's HTML section (output/html_bench.h).
+// The bench report's HTML section (output/html/html_bench.h).
 #include "output/html/html_bench.h"
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// The check report's HTML section (output/html_check.h).
+// The check report's HTML section (output/html/html_check.h).
 #include "output/html/html_check.h"
 
 #include <set>

@@ -1,4 +1,5 @@
-// The checked JSON accessor and the shared finding view of the HTML report (output/html_doc.h).
+// The checked JSON accessor and the shared finding view of the HTML report
+// (output/html/html_doc.h).
 #include "output/html/html_doc.h"
 
 namespace gpuvet::html {

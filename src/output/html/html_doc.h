@@ -1,5 +1,5 @@
-// Reading gpuvet JSON documents back for the HTML report (output/html_*): a checked accessor that
-// records the first missing key or wrong type with its path ("findings[3].severity: expected a
+// Reading gpuvet JSON documents back for the HTML report (output/html/html_*): a checked accessor
+// that records the first missing key or wrong type with its path ("findings[3].severity: expected a
 // string"), so each per-schema reader fills its view in straight-line code and a malformed or
 // foreign document becomes one clear error, never an exception or a partial page. Also the
 // finding view every report with findings shares.

@@ -1,4 +1,4 @@
-// The fleet audit's HTML section (output/html_fleet.h).
+// The fleet audit's HTML section (output/html/html_fleet.h).
 #include "output/html/html_fleet.h"
 
 #include <algorithm>

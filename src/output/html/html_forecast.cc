@@ -1,4 +1,4 @@
-// The upgrade forecast in the HTML report (output/html_forecast.h).
+// The upgrade forecast in the HTML report (output/html/html_forecast.h).
 #include "output/html/html_forecast.h"
 
 #include "output/html/html_page.h"

@@ -1,4 +1,5 @@
-// The shared HTML/SVG toolkit: escaping, the page frame, and the SVG charts (output/html_page.h).
+// The shared HTML/SVG toolkit: escaping, the page frame, and the SVG charts
+// (output/html/html_page.h).
 #include "output/html/html_page.h"
 
 #include <algorithm>

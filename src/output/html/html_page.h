@@ -1,4 +1,4 @@
-// The shared HTML/SVG toolkit of the `gpuvet report` pages (output/html_*): escaping, the page
+// The shared HTML/SVG toolkit of the `gpuvet report` pages (output/html/html_*): escaping, the page
 // frame (inline CSS for light, dark and print; no external request), number formatting that
 // matches the JSON renderers, and SVG charts drawn here in C++ so the page needs no JavaScript to
 // be read. Every string that reaches the page from an input passes through Esc() — the charts

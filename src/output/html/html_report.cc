@@ -1,4 +1,4 @@
-// The `gpuvet report` page (output/html_report.h).
+// The `gpuvet report` page (output/html/html_report.h).
 #include "output/html/html_report.h"
 
 #include "output/html/html_analyze.h"

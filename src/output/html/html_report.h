@@ -1,6 +1,6 @@
 // The `gpuvet report` page: any gpuvet JSON document (gpuvet.check/v1, bench/v1, trace/v1,
 // trace_compare/v1, analyze/v1, fleet/v1) read back by its kind's reader and rendered by its
-// kind's section (output/html_check, html_bench, html_trace, html_trace_compare, html_analyze,
+// kind's section (output/html/html_check, html_bench, html_trace, html_trace_compare, html_analyze,
 // html_fleet), several inputs on one page. The verdict boxes of every input come first, so "what is
 // wrong and what do I do" is above the fold; the sections follow. One self-contained file: inline
 // CSS and SVG, no request.

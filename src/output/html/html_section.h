@@ -1,6 +1,6 @@
 // One input's part of a `gpuvet report` page: the verdict box it contributes to the top of the
-// page and the body further down. Each report kind's renderer (output/html_check, html_bench,
-// html_trace, html_analyze, html_fleet) returns one; output/html_report assembles the page.
+// page and the body further down. Each report kind's renderer (output/html/html_check, html_bench,
+// html_trace, html_analyze, html_fleet) returns one; output/html/html_report assembles the page.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Downsampling a recording for the HTML timeline (output/html_timeline.h).
+// Downsampling a recording for the HTML timeline (output/html/html_timeline.h).
 #include "output/html/html_timeline.h"
 
 #include <algorithm>

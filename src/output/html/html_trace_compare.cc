@@ -1,4 +1,4 @@
-// The trace comparison's HTML section (output/html_trace_compare.h).
+// The trace comparison's HTML section (output/html/html_trace_compare.h).
 #include "output/html/html_trace_compare.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // The reserved trace part of the HTML report (a "compare" object): a generic rendering of its
-// JSON (see output/html_trace.h).
+// JSON (see output/html/html_trace.h).
 #include <string>
 
 #include "output/html/html_trace.h"
