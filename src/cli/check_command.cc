@@ -40,18 +40,12 @@ namespace {
 // Areas whose checks read only GPU data; with --nvidia-smi-xml only these run (the capture comes
 // from another machine, so this host's /proc and /sys say nothing about it).
 bool IsGpuArea(std::string_view area) {
-  for (std::string_view a : {"driver", "gpu", "pcie", "clocks", "throttle", "thermal", "power",
-                             "ecc", "settings", "mig", "nvlink"}) {
-    if (a == area) return true;
-  }
-  return false;
+  return IsGpuOnlyArea(area);  // the rule table's gpu_only column
 }
 
 // Areas judged from the kernel log alone (Xid, kernel signals, and whether the log was read):
 // with --nvidia-smi-xml they run on the capture's --kernel-log.
 bool IsKernelLogArea(std::string_view area) { return area == "xid" || area == "kernel"; }
-
-std::string AreaOf(const std::string& id) { return id.substr(0, id.find('.')); }
 
 bool Matches(const std::vector<std::string>& selectors, const std::string& id) {
   for (const std::string& s : selectors) {

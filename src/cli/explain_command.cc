@@ -48,6 +48,7 @@ int ListChecks(const std::string& format) {
                       {"label", BottleneckName(b.label)},
                       {"subcase", SubcaseName(b.subcase)},
                       {"emitted_by", b.emitted_by},
+                      {"severity", SeverityName(b.severity)},
                       {"title", b.title},
                       {"meaning", b.meaning},
                       {"evidence", b.evidence},

@@ -9,6 +9,8 @@
 #include <span>
 #include <string_view>
 
+#include "core/finding.h"
+
 namespace gpuvet {
 
 // A label of the shared vocabulary. Its string id (BottleneckName) is part of the JSON schemas.
@@ -32,8 +34,9 @@ enum class Bottleneck {
   kUnsupportedDevice,  // "unsupported_device"
   kNoGpuActivity,      // "no_gpu_activity"
   kGpuImbalance,       // "gpu_imbalance": one GPU of the node unlike the others
+  kCount,              // not a label: the number of labels; append new labels above it
 };
-inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kGpuImbalance) + 1;
+inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kCount);
 
 // A sub-diagnosis of a label (the `detail` of a recording label); kNone when there is none.
 enum class Subcase {
@@ -60,8 +63,9 @@ enum class Subcase {
   kStraggler,           // gpu_imbalance/straggler
   kNfsOutage,           // periodic_stall/nfs_outage
   kKernelEvent,         // periodic_stall/kernel_event
+  kCount,               // not a sub-case: the number of sub-cases; append new ones above it
 };
-inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kKernelEvent) + 1;
+inline constexpr int kSubcaseCount = static_cast<int>(Subcase::kCount);
 
 // One row of the vocabulary: a label (subcase kNone) or one of its sub-cases.
 struct BottleneckInfo {
@@ -69,10 +73,18 @@ struct BottleneckInfo {
   Subcase subcase;
   std::string_view id;          // "host_cpu_bound", "host_cpu_bound/cpu_quota"
   std::string_view emitted_by;  // the commands that can report it: "analyze", "trace", both
-  std::string_view title;       // a few words
-  std::string_view meaning;     // what it says about the job
-  std::string_view evidence;    // the signals and thresholds that decide it
-  std::string_view decision;    // what to change (the `decision` of an analyze label)
+  // What the label means for the job, the one answer every screen and analysis reads:
+  //   kOk      not a bottleneck: the GPU is the limit or nothing waits (none, compute_bound)
+  //   kInfo    not a bottleneck, worth knowing: the GPU is unused or the window is start-up
+  //   kWarn    the job waits on something and runs slower than it could
+  //   kFail    the job will fail if nothing changes (memory_leak)
+  //   kUnknown the input cannot say how the job runs (insufficient_data, counters_only, ...)
+  Severity severity;
+  int chart_colour;           // palette slot (0-7) of the label on charts; 7 is neutral grey
+  std::string_view title;     // a few words
+  std::string_view meaning;   // what it says about the job
+  std::string_view evidence;  // the signals and thresholds that decide it
+  std::string_view decision;  // what to change (the `decision` of an analyze label)
 };
 
 // Every row, sorted by id (a label's row comes right before its sub-cases). Static storage.
@@ -95,6 +107,24 @@ std::optional<Subcase> FindSubcase(std::string_view name);
 
 // The decision for a label and sub-case: the pair's row, else the label's own row.
 std::string_view DecisionFor(Bottleneck label, Subcase subcase = Subcase::kNone);
+
+// What a label (and sub-case) means for the job: the pair's row, else the label's own row
+// (BottleneckInfo::severity). Every screen colours a label by this and nothing else.
+Severity LabelSeverity(Bottleneck label, Subcase subcase = Subcase::kNone);
+
+// The severity of the row `id` ("label" or "label/subcase"); kUnknown when the table has none.
+Severity LabelSeverity(std::string_view id);
+
+// True when the job waits on this label (its severity is warn or fail); compute_bound, none and
+// idle are not bottlenecks.
+bool IsBottleneck(Bottleneck label, Subcase subcase = Subcase::kNone);
+
+// The chart palette slot of the row `id` ("label" or "label/subcase"); 7 (grey) when unknown.
+int LabelChartColour(std::string_view id);
+
+// The catalogue finding that restates a label for `gpuvet trace` ("trace.idle"), or "" when the
+// label has none. Its meaning and decision are the label row's (core/catalogue generates them).
+std::string_view TraceFindingId(Bottleneck label);
 
 // Print the string ids (for test failure messages and logs).
 std::ostream& operator<<(std::ostream& os, Bottleneck label);

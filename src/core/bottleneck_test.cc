@@ -78,8 +78,48 @@ TEST(BottleneckTest, DecisionFallsBackToTheLabel) {
   // A pair outside the table (and a label without sub-case) takes the label's own decision.
   EXPECT_EQ(DecisionFor(Bottleneck::kThrottled, Subcase::kSmallFiles),
             FindBottleneck("throttled")->decision);
-  EXPECT_EQ(DecisionFor(Bottleneck::kHostCpuBound),
-            DecisionFor(Bottleneck::kHostCpuBound, Subcase::kCpuSaturated));
+  EXPECT_EQ(DecisionFor(Bottleneck::kHostCpuBound), FindBottleneck("host_cpu_bound")->decision);
+}
+
+// The severity column is the one answer to "is this label a problem?": the analysis (IsBottleneck)
+// and every screen read it; a sub-case row carries its label's severity unless it says otherwise.
+TEST(BottleneckTest, SeverityIsTheOneAnswer) {
+  EXPECT_EQ(LabelSeverity(Bottleneck::kNone), Severity::kOk);
+  EXPECT_EQ(LabelSeverity(Bottleneck::kComputeBound), Severity::kOk);
+  EXPECT_EQ(LabelSeverity(Bottleneck::kIdle), Severity::kInfo);
+  EXPECT_EQ(LabelSeverity(Bottleneck::kHostCpuBound, Subcase::kCpuQuota), Severity::kWarn);
+  EXPECT_EQ(LabelSeverity(Bottleneck::kMemoryLeak, Subcase::kHostRss), Severity::kFail);
+  EXPECT_EQ(LabelSeverity("memory_leak/gpu_memory"), Severity::kFail);
+  EXPECT_EQ(LabelSeverity("idle/not_a_subcase"), Severity::kInfo);
+  EXPECT_EQ(LabelSeverity("not_a_label"), Severity::kUnknown);
+  EXPECT_FALSE(IsBottleneck(Bottleneck::kIdle));
+  EXPECT_FALSE(IsBottleneck(Bottleneck::kNone));
+  EXPECT_FALSE(IsBottleneck(Bottleneck::kComputeBound));
+  EXPECT_TRUE(IsBottleneck(Bottleneck::kHostIoBound));
+  EXPECT_TRUE(IsBottleneck(Bottleneck::kMemoryLeak));
+  for (const BottleneckInfo& b : Bottlenecks()) {
+    EXPECT_GE(b.chart_colour, 0) << b.id;
+    EXPECT_LE(b.chart_colour, 7) << b.id;
+    if (b.subcase == Subcase::kNone) continue;
+    const BottleneckInfo* label = FindBottleneckRow(b.label, Subcase::kNone);
+    EXPECT_EQ(b.severity, label->severity) << b.id;
+    EXPECT_EQ(b.chart_colour, label->chart_colour) << b.id;
+  }
+}
+
+// A trace finding that restates a label is named after it and exists only for labels trace emits.
+TEST(BottleneckTest, TraceFindingsFollowTheirLabel) {
+  EXPECT_EQ(TraceFindingId(Bottleneck::kLaunchBound), "trace.launch_bound");
+  EXPECT_EQ(TraceFindingId(Bottleneck::kMemoryLeak), "");
+  for (int i = 0; i < kBottleneckCount; ++i) {
+    Bottleneck label = static_cast<Bottleneck>(i);
+    std::string_view id = TraceFindingId(label);
+    if (id.empty()) continue;
+    EXPECT_EQ(id, "trace." + std::string(BottleneckName(label)));
+    EXPECT_NE(FindBottleneckRow(label, Subcase::kNone)->emitted_by.find("trace"),
+              std::string_view::npos)
+        << id;
+  }
 }
 
 }  // namespace

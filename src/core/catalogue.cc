@@ -1,8 +1,14 @@
 // The catalogue table. Keep it sorted by id (a test checks). Thresholds quoted in the text are the
-// built-in policy defaults; the policy file can change them (docs/policy.md).
+// built-in policy defaults; the policy file can change them (docs/policy.md). The `trace.<label>`
+// findings that restate a bottleneck label are not written here: they are generated from the
+// label's row of core/bottleneck (TraceFindingId), so `gpuvet explain X` and `gpuvet explain
+// trace.X` give one answer.
 #include "core/catalogue.h"
 
 #include <algorithm>
+#include <vector>
+
+#include "core/bottleneck.h"
 
 namespace gpuvet {
 
@@ -464,28 +470,6 @@ constexpr CatalogueEntry kCatalogue[] = {
     {"throttle.thermal", "throttle", "Thermal slowdown active",
      "Clocks are reduced because the GPU (or its memory) is too hot.",
      "Fix cooling: airflow, fan curves, inlet temperature, dust; check neighbouring cards."},
-    {"trace.comm_bound", "trace", "Communication share of GPU time",
-     "Collective communication (NCCL/RCCL, MSCCL, NVSHMEM, DeepEP dispatch/combine, "
-     "symmetric-memory and inference engines' custom all-reduce kernels, or kernels the profiler "
-     "tags as collectives) takes a large share of the GPU time and is poorly overlapped with "
-     "compute: ranks wait on each other or on the network.",
-     "Overlap communication with compute (bucketed all-reduce, FSDP prefetch), check the "
-     "interconnect (NVLink/InfiniBand health, NCCL topology) and look for straggler ranks."},
-    {"trace.compute_bound", "trace", "GPU busy with compute",
-     "The GPU is busy with compute kernels most of the time: the job is limited by the GPU itself, "
-     "which is where it should be.",
-     "A faster GPU, lower precision (BF16/FP8, tensor cores) or fused kernels speed this job up; "
-     "host-side tuning will not."},
-    {"trace.host_cpu_bound", "trace", "GPU waiting on the host",
-     "The GPU sits idle because the host does not enqueue work fast enough: Python overhead, data "
-     "loading, preprocessing or other CPU work between launches.",
-     "Profile the host side (data loader workers, pinned-memory prefetch, torch.compile or CUDA "
-     "graphs to cut per-step Python); a faster GPU would not help this job."},
-    {"trace.idle", "trace", "GPU idle share",
-     "The GPU is idle for a large part of the traced span without a clear single cause in the "
-     "trace.",
-     "Look at the idle-time breakdown per stream and at the host threads around the gaps; capture "
-     "a longer or steadier window if the trace covers start-up."},
     {"trace.input", "trace", "Trace readable and complete",
      "The trace could not be read completely (truncated or corrupted), holds no GPU activity (a "
      "CPU-only rank) or too little to judge, was recorded in counter mode (no timeline), or its "
@@ -501,11 +485,6 @@ constexpr CatalogueEntry kCatalogue[] = {
      "more memory bandwidth; compute-bound ones from tensor cores, lower precision or a faster "
      "GPU. Take a normal (timeline) trace as well: counter mode cannot show idle or launch "
      "overhead."},
-    {"trace.launch_bound", "trace", "Kernel launch overhead",
-     "Many kernels run for less time than it takes to launch them, so the GPU waits between tiny "
-     "kernels: the job is bound by launch overhead, not by GPU speed.",
-     "Batch more work per kernel (larger batches, fused ops, torch.compile) or capture the step "
-     "in a CUDA graph to remove per-kernel launch cost."},
     {"trace.pageable_copies", "trace", "Host-device copies from pageable memory",
      "Host-device copies use pageable (non-pinned) host memory: they are staged through a "
      "bounce buffer, run slower and block the host even when called asynchronously. The share "
@@ -519,13 +498,6 @@ constexpr CatalogueEntry kCatalogue[] = {
      "job); each run's mean step is compared instead.",
      "Give each run to its own `gpuvet trace` when you want its cross-rank view; read the runs' "
      "step times side by side for a before/after comparison."},
-    {"trace.startup", "trace", "Window dominated by start-up",
-     "Most of the traced window is one-time work (stream/event/module creation, allocations, "
-     "first launches that load code, NCCL set-up, CUDA-graph capture): it shows start-up, not how "
-     "the job runs, so idle in it is not a host bottleneck.",
-     "Profile later steps: torch.profiler.schedule(wait=N, warmup=1, active=3) with wait past "
-     "start-up and warm-up (CUDA-graph capture, torch.compile), so the window holds steady-state "
-     "steps."},
     {"trace.straggler", "trace", "Straggler ranks",
      "One or more ranks start collectives consistently later than the others; every other rank "
      "waits for them at each collective.",
@@ -537,18 +509,6 @@ constexpr CatalogueEntry kCatalogue[] = {
      "take turns. Sync time while the GPU is busy is not counted; it costs the GPU nothing.",
      "Remove per-step synchronisation: keep metrics on the GPU and read them every N steps, use "
      "non_blocking copies and events instead of full synchronisation."},
-    {"trace.transfer_bound", "trace", "Host-device transfers",
-     "Host-device copies (HtoD, DtoH) not hidden behind compute on any stream take a large share "
-     "of the GPU span: the job is bound by transfers over PCIe. Device-to-device and peer copies "
-     "are not counted (memory or communication traffic).",
-     "Pin memory and overlap copies with compute (prefetch on a side stream), move preprocessing "
-     "to the GPU, and confirm the link runs at full width and speed (`gpuvet check`)."},
-    {"trace.unsupported_device", "trace", "Accelerator events not analysable",
-     "The trace records an accelerator (MTIA, HPU, XPU, PrivateUse1) in events that are not a "
-     "device timeline gpuvet can read: host-side runtime events only, or insight/counter samples. "
-     "The rank is not CPU-only.",
-     "Analyse the device side with the vendor's profiler, or enable the device's activity types "
-     "in torch.profiler so the trace holds its kernel events."},
     {"xid.application", "xid", "Xid errors caused by applications",
      "The driver logged Xid errors that application faults cause (illegal address, exceptions, "
      "killed contexts). They are not hardware faults by themselves.",
@@ -574,19 +534,65 @@ constexpr CatalogueEntry kCatalogue[] = {
      "hardware inspection if it repeats after resets."},
 };
 
+// Decisions per severity for the entries whose decision depends on it (CatalogueDecision).
+struct SeverityDecision {
+  std::string_view id;
+  Severity severity;
+  std::string_view decision;
+};
+constexpr SeverityDecision kSeverityDecisions[] = {
+    {"pcie.link_width_reduced", Severity::kFail,
+     "Drain the node; reseat the GPU or riser, check the slot's bifurcation setting in the BIOS, "
+     "and replace the riser or cable if it persists."},
+    {"pcie.link_width_reduced", Severity::kWarn,
+     "Confirm the slot's width (`lspci -vv`, LnkCap of the port above the GPU), or in a virtual "
+     "machine ask the provider or move to another instance; nothing here is reseated."},
+    {"pcie.link_width_reduced", Severity::kInfo,
+     "Nothing is broken; use a x16 slot if the job is transfer-bound."},
+};
+
+// The written entries and the generated `trace.<label>` ones, sorted by id. Built once.
+const std::vector<CatalogueEntry>& Table() {
+  static const std::vector<CatalogueEntry> table = [] {
+    std::vector<CatalogueEntry> t(std::begin(kCatalogue), std::end(kCatalogue));
+    for (int i = 0; i < kBottleneckCount; ++i) {
+      const auto label = static_cast<Bottleneck>(i);
+      const std::string_view id = TraceFindingId(label);
+      const BottleneckInfo* row = FindBottleneckRow(label, Subcase::kNone);
+      if (id.empty() || !row) continue;
+      t.push_back({id, "trace", row->title, row->meaning, row->decision});
+    }
+    std::sort(t.begin(), t.end(),
+              [](const CatalogueEntry& a, const CatalogueEntry& b) { return a.id < b.id; });
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
 
-std::span<const CatalogueEntry> Catalogue() { return kCatalogue; }
+std::span<const CatalogueEntry> Catalogue() { return Table(); }
 
 const CatalogueEntry* FindCatalogueEntry(std::string_view id) {
-  auto it = std::lower_bound(std::begin(kCatalogue), std::end(kCatalogue), id,
+  const std::vector<CatalogueEntry>& t = Table();
+  auto it = std::lower_bound(t.begin(), t.end(), id,
                              [](const CatalogueEntry& e, std::string_view v) { return e.id < v; });
-  if (it == std::end(kCatalogue) || it->id != id) return nullptr;
+  if (it == t.end() || it->id != id) return nullptr;
   return &*it;
 }
 
+std::string_view CatalogueDecision(std::string_view id, Severity s) {
+  for (const SeverityDecision& d : kSeverityDecisions) {
+    if (d.id == id && d.severity == s) return d.decision;
+  }
+  const CatalogueEntry* e = FindCatalogueEntry(id);
+  return e ? e->decision : "";
+}
+
+std::string AreaOf(std::string_view id) { return std::string(id.substr(0, id.find('.'))); }
+
 bool IsCatalogueArea(std::string_view area) {
-  for (const CatalogueEntry& e : kCatalogue) {
+  for (const CatalogueEntry& e : Table()) {
     if (e.area == area) return true;
   }
   return false;

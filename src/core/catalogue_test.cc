@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "core/bottleneck.h"
+
 namespace gpuvet {
 namespace {
 
@@ -26,6 +28,36 @@ TEST(CatalogueTest, Lookup) {
   EXPECT_EQ(FindCatalogueEntry("pcie.nope"), nullptr);
   EXPECT_TRUE(IsCatalogueArea("ecc"));
   EXPECT_FALSE(IsCatalogueArea("ec"));
+}
+
+// A decision that depends on the severity prints only the severity's part.
+TEST(CatalogueTest, DecisionPerSeverity) {
+  std::string_view whole = FindCatalogueEntry("pcie.link_width_reduced")->decision;
+  std::string_view warn = CatalogueDecision("pcie.link_width_reduced", Severity::kWarn);
+  EXPECT_NE(warn, whole);
+  EXPECT_EQ(warn.find("fail"), std::string_view::npos);
+  EXPECT_EQ(CatalogueDecision("pcie.replay_counter", Severity::kWarn),
+            FindCatalogueEntry("pcie.replay_counter")->decision);
+  EXPECT_EQ(CatalogueDecision("nope.nope", Severity::kWarn), "");
+}
+
+// `gpuvet explain X` and `gpuvet explain trace.X` give one answer: the finding is the label's row.
+TEST(CatalogueTest, TraceLabelFindingsAreTheLabelsRow) {
+  int generated = 0;
+  for (const BottleneckInfo& b : Bottlenecks()) {
+    if (b.subcase != Subcase::kNone || TraceFindingId(b.label).empty()) continue;
+    const CatalogueEntry* e = FindCatalogueEntry(TraceFindingId(b.label));
+    ASSERT_NE(e, nullptr) << b.id;
+    EXPECT_EQ(e->area, "trace");
+    EXPECT_EQ(e->title, b.title);
+    EXPECT_EQ(e->meaning, b.meaning);
+    EXPECT_EQ(e->decision, b.decision);
+    ++generated;
+  }
+  EXPECT_GE(generated, 8);
+  // The trace findings that are not a label keep their own text.
+  EXPECT_NE(FindCatalogueEntry("trace.sync_stalls"), nullptr);
+  EXPECT_EQ(FindCatalogueEntry("trace.memory_bound"), nullptr);
 }
 
 }  // namespace

@@ -127,18 +127,6 @@ std::string ShortLogTime(const std::string& time) {
   return time;
 }
 
-std::string FormatBytes(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  if (u == 0) return fmt::format("{} B", bytes);
-  return fmt::format("{:.1f} {}", v, units[u]);
-}
-
 std::string FormatNumber(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
 std::string FormatSignificant(double v, int digits) {

@@ -11,6 +11,7 @@
 #include "core/gpu_state.h"
 #include "core/host_state.h"
 #include "core/policy.h"
+#include "util/units.h"
 
 namespace gpuvet {
 
@@ -72,8 +73,7 @@ void ExplainCaptureGap(Finding& f);
 // other forms as they are.
 std::string ShortLogTime(const std::string& time);
 
-// "1.5 GiB" style sizes and "12.3" style numbers for evidence.
-std::string FormatBytes(uint64_t bytes);
+// "12.3" style numbers for evidence (sizes: FormatBytes, util/units.h).
 std::string FormatNumber(double v, int decimals = 1);
 // `v` with `digits` significant digits and no trailing zeros, never in exponent form: 0.25 ->
 // "0.25", 2 -> "2", 0.0625 -> "0.0625", 12.345 -> "12.3", 1234.5 -> "1235". For quantities that

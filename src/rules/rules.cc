@@ -4,26 +4,50 @@
 #include <algorithm>
 #include <map>
 
+#include "core/catalogue.h"
+
 namespace gpuvet {
 
 namespace {
-constexpr Rule kRules[] = {
-    {"driver", CheckDriver},
-    {"pcie", CheckPcie},
-    {"clocks", CheckClocks},
-    {"ecc", CheckEcc},
-    {"settings", CheckGpuSettings},
-    {"xid", CheckXid},
-    {"host", CheckHost},
-    {"kernel", CheckKernelSignals},
-    {"container", CheckContainer},
-    {"network", CheckNetwork},
-};
+constexpr std::string_view kDriverAreas[] = {"driver", "gpu"};
+constexpr std::string_view kPcieAreas[] = {"pcie"};
+constexpr std::string_view kClockAreas[] = {"clocks", "throttle", "thermal", "power"};
+constexpr std::string_view kEccAreas[] = {"ecc"};
+constexpr std::string_view kSettingsAreas[] = {"settings", "mig", "nvlink"};
+constexpr std::string_view kXidAreas[] = {"xid", "kernel"};
+constexpr std::string_view kHostAreas[] = {"host",   "numa",   "cpu",    "cgroup",
+                                           "memory", "device", "process"};
+constexpr std::string_view kKernelAreas[] = {"kernel"};
+constexpr std::string_view kContainerAreas[] = {"container"};
+constexpr std::string_view kNetworkAreas[] = {"ib"};
 
-std::string_view AreaOf(std::string_view id) { return id.substr(0, id.find('.')); }
+constexpr Rule kRules[] = {
+    {"driver", CheckDriver, kDriverAreas, true},
+    {"pcie", CheckPcie, kPcieAreas, true},
+    {"clocks", CheckClocks, kClockAreas, true},
+    {"ecc", CheckEcc, kEccAreas, true},
+    {"settings", CheckGpuSettings, kSettingsAreas, true},
+    {"xid", CheckXid, kXidAreas, false},
+    {"host", CheckHost, kHostAreas, false},
+    {"kernel", CheckKernelSignals, kKernelAreas, false},
+    {"container", CheckContainer, kContainerAreas, false},
+    {"network", CheckNetwork, kNetworkAreas, false},
+};
 }  // namespace
 
 std::span<const Rule> Rules() { return kRules; }
+
+bool IsGpuOnlyArea(std::string_view area) {
+  bool gpu = false;
+  for (const Rule& r : kRules) {
+    for (std::string_view a : r.areas) {
+      if (a != area) continue;
+      if (!r.gpu_only) return false;  // an area a host rule also emits needs this machine
+      gpu = true;
+    }
+  }
+  return gpu;
+}
 
 std::vector<Finding> RunRules(const CheckInput& in, const Policy& policy) {
   std::vector<Finding> all;

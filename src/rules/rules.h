@@ -18,6 +18,8 @@ using RuleFn = void (*)(const CheckInput& in, const Policy& policy, std::vector<
 struct Rule {
   std::string_view name;  // for debugging and docs
   RuleFn fn;
+  std::span<const std::string_view> areas;  // the catalogue areas of the findings it emits
+  bool gpu_only;  // judges GPU data alone: runs on an nvidia-smi capture from another machine
 };
 
 // driver.*, gpu.count_expected, gpu.lost, gpu.query_failed (driver_rules.cc)
@@ -48,6 +50,10 @@ void CheckNetwork(const CheckInput& in, const Policy& policy, std::vector<Findin
 
 // All rules in report order.
 std::span<const Rule> Rules();
+
+// True when the findings of `area` come from rules that judge GPU data alone (Rule::gpu_only), so
+// they apply to a capture taken on another machine (`gpuvet check --nvidia-smi-xml`).
+bool IsGpuOnlyArea(std::string_view area);
 
 // Runs every rule, drops skipped ids/areas, applies the policy's severity overrides, and sorts
 // findings by area (order of first appearance); within an area the rules' emission order

@@ -689,6 +689,22 @@ TEST(CliTest, ExplainFleetIdsAndLabels) {
   EXPECT_NE(bad_fleet.err.find("fleet.driver_drift"), std::string::npos) << bad_fleet.err;
 }
 
+// One answer per label: `explain trace.X` prints the label X's meaning and decision.
+TEST(CliTest, ExplainTraceLabelAgreesWithTheLabel) {
+  for (const char* label : {"launch_bound", "idle", "host_cpu_bound", "comm_bound"}) {
+    RunResult finding = Gpuvet({"explain", std::string("trace.") + label});
+    RunResult row = Gpuvet({"explain", label});
+    ASSERT_EQ(finding.exit_code, 0) << label << finding.err;
+    ASSERT_EQ(row.exit_code, 0) << label << row.err;
+    const gpuvet::BottleneckInfo* b = gpuvet::FindBottleneck(label);
+    ASSERT_NE(b, nullptr);
+    for (const RunResult* r : {&finding, &row}) {
+      EXPECT_NE(r->out.find(std::string(b->meaning)), std::string::npos) << label << r->out;
+      EXPECT_NE(r->out.find(std::string(b->decision)), std::string::npos) << label << r->out;
+    }
+  }
+}
+
 TEST(CliTest, UsageErrorsExitTwo) {
   fs::path tmp =
       fs::path(::testing::TempDir()) / (std::to_string(getpid()) + "-gpuvet_e2e_bad_policy.toml");

@@ -19,6 +19,7 @@
 #include "core/bottleneck.h"
 #include "core/gpu_state.h"
 #include "core/hw/gpu_specs.h"
+#include "util/units.h"
 
 namespace gpuvet {
 
@@ -29,8 +30,6 @@ std::string Dur(double s) {
   if (s >= 120) return fmt::format("{:.1f} min", s / 60);
   return fmt::format("{:.1f} s", s);
 }
-
-std::string Gib(double b) { return fmt::format("{:.2f} GiB", b / (1024.0 * 1024 * 1024)); }
 
 AnalyzePhase MakePhase(const RecordingSignals& sig, size_t b, size_t e, const RecordingMeta& meta,
                        const AnalyzeThresholds& th, bool fallback) {
@@ -110,12 +109,6 @@ std::vector<BottleneckLabel> Aggregate(const std::vector<AnalyzePhase>& phases, 
     out.push_back(l);
   }
   return out;
-}
-
-// A label the job waits on (compute_bound, none and idle are not).
-bool IsBottleneck(Bottleneck label) {
-  return label != Bottleneck::kComputeBound && label != Bottleneck::kNone &&
-         label != Bottleneck::kIdle;
 }
 
 BottleneckLabel PeriodicLabel(const PeriodicStall& p, double total, const AnalyzeThresholds& th) {
@@ -269,16 +262,16 @@ BottleneckLabel LeakLabel(const std::vector<MemoryGrowth>& growth, double total,
   l.seconds = total;
   l.share_pct = 100;
   l.confidence = g.r2 >= 0.95 ? "high" : "medium";
-  l.reason =
-      fmt::format("{} {} grows {}/h ({} -> {}){}", g.subject,
-                  l.detail == Subcase::kHostRss ? "RSS" : "memory in use",
-                  Gib(g.slope_bytes_per_s * 3600), Gib(g.start_bytes), Gib(g.end_bytes),
-                  g.time_to_oom_s ? ", out of memory in about " + Dur(*g.time_to_oom_s) : "");
-  l.evidence = {
-      {"slope", Gib(g.slope_bytes_per_s * 3600) + "/h", ""},
-      {"fit_r2", fmt::format("{:.3f}", g.r2), fmt::format(">= {:.2f}", th.leak_r2)},
-      {"growth", Gib(g.end_bytes - g.start_bytes),
-       fmt::format(">= {:.0f} % of start and >= {}", th.leak_growth_pct, Gib(th.leak_min_bytes))}};
+  l.reason = fmt::format(
+      "{} {} grows {}/h ({} -> {}){}", g.subject,
+      l.detail == Subcase::kHostRss ? "RSS" : "memory in use",
+      FormatBytes(g.slope_bytes_per_s * 3600), FormatBytes(g.start_bytes), FormatBytes(g.end_bytes),
+      g.time_to_oom_s ? ", out of memory in about " + Dur(*g.time_to_oom_s) : "");
+  l.evidence = {{"slope", FormatBytes(g.slope_bytes_per_s * 3600) + "/h", ""},
+                {"fit_r2", fmt::format("{:.3f}", g.r2), fmt::format(">= {:.2f}", th.leak_r2)},
+                {"growth", FormatBytes(g.end_bytes - g.start_bytes),
+                 fmt::format(">= {:.0f} % of start and >= {}", th.leak_growth_pct,
+                             FormatBytes(th.leak_min_bytes))}};
   if (g.time_to_oom_s)
     l.evidence.push_back({"time_to_oom", Dur(*g.time_to_oom_s), g.headroom_basis});
   if (growth.size() > 1) {
@@ -588,7 +581,7 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
         l.label == Bottleneck::kPeriodicStall ||
         (l.label == Bottleneck::kThrottled && (phase_throttled || l.confidence == "high")) ||
         (l.label != Bottleneck::kMemoryLeak && l.label != Bottleneck::kThrottled &&
-         IsBottleneck(l.label));
+         IsBottleneck(l.label));  // the label's severity column (core/bottleneck)
     // Periodic stalls qualify at any share: they passed a strict regularity test and are the
     // one thing a healthy compute-bound job still waits on.
     if (waiting &&

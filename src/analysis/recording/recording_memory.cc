@@ -8,6 +8,7 @@
 
 #include "analysis/recording/recording_detectors.h"
 #include "core/gpu_state.h"
+#include "util/units.h"
 
 namespace gpuvet {
 
@@ -42,8 +43,6 @@ struct Running {
     return f;
   }
 };
-
-std::string Gib(double b) { return fmt::format("{:.1f} GiB", b / (1024.0 * 1024 * 1024)); }
 
 }  // namespace
 
@@ -195,7 +194,7 @@ std::vector<MemoryGrowth> MemoryGrowthDetector::Result() const {
     g->kind = "host_rss";
     if (mem_available) {
       g->time_to_oom_s = *mem_available / g->slope_bytes_per_s;
-      g->headroom_basis = "MemAvailable " + Gib(*mem_available) + " at the end";
+      g->headroom_basis = "MemAvailable " + FormatBytes(*mem_available) + " at the end";
     }
     out.push_back(std::move(*g));
   }
@@ -208,8 +207,8 @@ std::vector<MemoryGrowth> MemoryGrowthDetector::Result() const {
       if (rg.index != gpu || !rg.memory_total_bytes) continue;
       double total = static_cast<double>(*rg.memory_total_bytes);
       g->time_to_oom_s = std::max(0.0, total - g->end_bytes) / g->slope_bytes_per_s;
-      g->headroom_basis =
-          fmt::format("gpu{} total {}, {} used at the end", gpu, Gib(total), Gib(g->end_bytes));
+      g->headroom_basis = fmt::format("gpu{} total {}, {} used at the end", gpu, FormatBytes(total),
+                                      FormatBytes(g->end_bytes));
     }
     out.push_back(std::move(*g));
   }

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "util/units.h"
+
 namespace gpuvet {
 
 namespace {
@@ -19,13 +21,6 @@ bool Has(double v) { return std::isfinite(v); }
 std::string P(double v) { return Has(v) ? fmt::format("{:.1f} %", v) : "n/a"; }
 std::string Ge(double v) { return fmt::format(">= {:.1f} %", v); }
 std::string Lt(double v) { return fmt::format("< {:.1f} %", v); }
-
-std::string Size(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 3) bytes /= 1024, ++u;
-  return fmt::format("{:.1f} {}", bytes, units[u]);
-}
 
 std::string Metric(const WindowStats& w) { return w.gpm ? "sm_active" : "gpu_util"; }
 
@@ -192,8 +187,8 @@ std::optional<WindowCause> DetectHostIoBound(const WindowContext& c) {
                               {"psi_io_some", P(w.psi_io), Ge(th.psi_io_pct)},
                               {"busiest_disk_busy", P(w.disk_busy), Ge(th.disk_busy_pct)}};
   if (Has(w.read_syscalls) && w.read_syscalls > 0 && Has(w.rchar)) {
-    ev.push_back({"avg_read_size", Size(w.rchar / w.read_syscalls),
-                  fmt::format("< {}", Size(th.small_read_bytes))});
+    ev.push_back({"avg_read_size", FormatBytes(w.rchar / w.read_syscalls),
+                  fmt::format("< {}", FormatBytes(th.small_read_bytes))});
     ev.push_back({"read_syscalls_per_s", fmt::format("{:.0f}", w.read_syscalls),
                   fmt::format(">= {:.0f}", th.read_syscalls_per_s)});
   }
@@ -213,7 +208,7 @@ std::optional<WindowCause> DetectHostIoBound(const WindowContext& c) {
                            "GPU activity {} while the workload opens {} files/s and issues "
                            "{:.0f} reads/s of {} on average{}: small-file/metadata-bound input",
                            P(w.activity), Has(w.opens) ? fmt::format("{:.0f}", w.opens) : "?",
-                           w.read_syscalls, Size(avg_read), sawtooth)
+                           w.read_syscalls, FormatBytes(avg_read), sawtooth)
                      : fmt::format(
                            "GPU activity {} while tasks wait on storage: iowait {}, PSI io {}, "
                            "busiest disk {}{}",

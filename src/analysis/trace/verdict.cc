@@ -12,6 +12,7 @@
 #include "core/bottleneck.h"
 #include "core/catalogue.h"
 #include "util/strings.h"
+#include "util/units.h"
 
 namespace gpuvet {
 
@@ -30,14 +31,6 @@ std::string Ms(int64_t ns) {
   if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", v / 1e9);
   if (ns >= 1'000'000) return fmt::format("{:.1f} ms", v / 1e6);
   return fmt::format("{:.1f} µs", v / 1e3);
-}
-
-std::string Bytes(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) v /= 1024, ++u;
-  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
 double Share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
@@ -185,7 +178,8 @@ void AppendCounterFindings(const RankAnalysis& a, std::vector<Finding>& out) {
                               Flops(c.flops_fp64)),
                   "SASS add/mul/fma instructions, FMA = 2"});
   }
-  if (c.has_dram) ev.push_back({"dram_bytes", Bytes(static_cast<uint64_t>(c.dram_bytes)), ""});
+  if (c.has_dram)
+    ev.push_back({"dram_bytes", FormatBytes(static_cast<uint64_t>(c.dram_bytes)), ""});
   ev.push_back({"gpu", GpuOf(c), ""});
   if (c.ridge_flop_per_byte > 0) {
     ev.push_back({"ridge_point", fmt::format("{:.1f} FLOP/byte", c.ridge_flop_per_byte),
@@ -350,7 +344,8 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
   for (const CopyDirection& d : c.directions) {
     copy_ev.push_back(
         {d.direction,
-         fmt::format("{} in {} copies, {:.1f} GB/s", Bytes(d.bytes), d.count, d.gb_per_s), ""});
+         fmt::format("{} in {} copies, {:.1f} GB/s", FormatBytes(d.bytes), d.count, d.gb_per_s),
+         ""});
   }
   bool transfer = s.transfer_pct >= th.transfer_pct;
   std::string hidden_note =
@@ -372,8 +367,8 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
   // Pageable and blocking copies: judged by what they move and by how long they hold the host.
   std::vector<Evidence> pg_ev = {
       {"pageable_copies", std::to_string(c.pageable_count), ""},
-      {"pageable_bytes", Bytes(c.pageable_bytes),
-       fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
+      {"pageable_bytes", FormatBytes(c.pageable_bytes),
+       fmt::format(">= {}", FormatBytes(th.pageable_min_bytes))},
       {"pageable_time", Ms(c.pageable_ns), ""},
       {"host_blocked_in_copies_share", P(s.blocking_pct),
        fmt::format(">= {}, synchronous or pageable copy calls", P(th.blocking_copy_pct))},
@@ -394,7 +389,7 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
         "trace.pageable_copies", subj, bulk || blocked ? Severity::kWarn : Severity::kInfo,
         fmt::format("{} copies ({}) use pageable host memory; blocking copies hold the host {} "
                     "of the span (longest {})",
-                    c.pageable_count, Bytes(c.pageable_bytes), P(s.blocking_pct),
+                    c.pageable_count, FormatBytes(c.pageable_bytes), P(s.blocking_pct),
                     Ms(c.blocking_copy_max_ns)),
         pg_ev));
   }
@@ -407,7 +402,7 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
     sync_ev.push_back({k.kind + "_syncs", fmt::format("{} ({})", k.count, Ms(k.time_ns)), ""});
   }
   sync_ev.push_back({"scalar_reads", fmt::format("{} ({})", c.scalar_reads, Ms(c.scalar_read_ns)),
-                     fmt::format("DtoH <= {} then sync", Bytes(th.scalar_read_max_bytes))});
+                     fmt::format("DtoH <= {} then sync", FormatBytes(th.scalar_read_max_bytes))});
   uint64_t nsync = 0;
   for (const SyncKindStat& k : c.syncs) nsync += k.count;
   bool stalls = s.sync_pct >= th.sync_pct;
@@ -671,6 +666,11 @@ void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
                                    : host ? "trace.host_cpu_bound"
                                           : "trace.comm_bound"),
                        {idle_ev, span_ev}));
+    // Per severity: explained idle takes the decision of the finding that explains it.
+    out.back().decision = fmt::format("Follow the decision of {}: the idle time is its.",
+                                      launch ? "trace.launch_bound"
+                                      : host ? "trace.host_cpu_bound"
+                                             : "trace.comm_bound");
   } else {
     out.push_back(Make("trace.idle", subj, Severity::kWarn,
                        fmt::format("GPU idle {} of the span; host wait {} and kernel wait {} of "

@@ -193,7 +193,7 @@ int RunWatch(const WatchFlags& flags) {
       view.width = TerminalWidth();
       view.clock = Clock(sample.unix_time);
       view.verdict = FormatVerdict(verdict);
-      view.verdict_ok = verdict.label == Bottleneck::kComputeBound;
+      view.verdict_severity = LabelSeverity(verdict.label, verdict.detail);
       view.color = color;
       const size_t points = static_cast<size_t>(std::clamp(view.width - 14, 10, 60));
       for (const GpuSample& g : sample.gpus) {

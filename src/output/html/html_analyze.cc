@@ -5,6 +5,9 @@
 #include <cmath>
 #include <map>
 
+#include "core/bottleneck.h"
+#include "core/finding.h"
+
 namespace gpuvet::html {
 namespace {
 
@@ -15,6 +18,9 @@ LabelView ReadLabel(DocReader& r, const Node& n) {
   l.confidence = r.Str(n, "confidence");
   l.reason = r.Str(n, "reason");
   l.decision = r.Str(n, "decision");
+  // The label's severity (core/bottleneck); a document written before it carried one takes it from
+  // this build's table.
+  l.severity = r.OptStr(n, "severity").value_or(std::string(SeverityName(LabelSeverity(l.Name()))));
   l.seconds = r.Num(n, "seconds");
   l.share_pct = r.Num(n, "share_pct");
   for (const Node& e : r.Arr(n, "evidence")) {
@@ -35,15 +41,8 @@ Axis AxisFor(double duration_s) {
   return {"s", 1};
 }
 
-// A stable colour per label name, so one label has one colour on every chart of the page.
-size_t LabelColor(const std::string& label) {
-  static const std::map<std::string, size_t> kColors = {
-      {"host_cpu_bound", 5}, {"host_io_bound", 1}, {"transfer_bound", 3}, {"launch_bound", 6},
-      {"memory_bound", 4},   {"compute_bound", 2}, {"throttled", 5},      {"periodic_stall", 3},
-      {"memory_leak", 1},    {"cpu_fallback", 5},  {"idle", 7},           {"none", 7}};
-  auto it = kColors.find(label);
-  return it == kColors.end() ? 7 : it->second;
-}
+// A stable colour per label (core/bottleneck's chart column), one colour on every chart.
+size_t LabelColor(const std::string& label) { return static_cast<size_t>(LabelChartColour(label)); }
 
 }  // namespace
 
@@ -115,10 +114,8 @@ namespace {
 
 // The verdict box: the job's label, and the node's part (throttling) beside it.
 void FillVerdict(const AnalyzeView& v, Verdict& vd) {
-  bool waiting = v.verdict.label != "compute_bound" && v.verdict.label != "none";
-  vd.severity = v.verdict.label == "none" || v.verdict.label == "compute_bound" ? "ok"
-                : v.verdict.label == "memory_leak"                              ? "fail"
-                                                                                : "warn";
+  vd.severity = v.verdict.severity;
+  const bool waiting = vd.severity == "warn" || vd.severity == "fail";  // IsBottleneck, from JSON
   vd.headline = "job: " + v.verdict.Name() + " (" + Num(v.verdict.share_pct) +
                 " % of wall time, confidence " + v.verdict.confidence + ")";
   vd.job_sentence = v.verdict.reason + ".";
@@ -149,7 +146,7 @@ void FillVerdict(const AnalyzeView& v, Verdict& vd) {
                          ? "Check the power limit against the default (nvidia-smi -q -d POWER); "
                            "a cap set below it costs throughput."
                          : "Check cooling and airflow, then run `gpuvet check` on the node.";
-    if (vd.severity == "ok") vd.severity = "warn";
+    if (vd.severity == "ok" || vd.severity == "info") vd.severity = "warn";  // the node's part
   } else {
     vd.node_sentence =
         "Nothing in the recording points at the node: no GPU throttled for 10 % "
@@ -320,7 +317,7 @@ std::string LabelsHtml(const AnalyzeView& v, const std::string& id) {
   for (const LabelView& l : v.labels) {
     FindingBlock f{
         l.Name(),
-        l.label == "compute_bound" || l.label == "none" ? "ok" : "warn",
+        l.severity,
         Num(l.share_pct) + " % of wall time (" + Num(l.seconds) + " s), confidence " + l.confidence,
         l.reason,
         "",

@@ -21,6 +21,7 @@ namespace gpuvet::html {
 
 struct LabelView {
   std::string label, detail, confidence, reason, decision;
+  std::string severity;  // "ok", "info", "warn", "fail", "unknown": the label's (core/bottleneck)
   double seconds = 0, share_pct = 0;
   std::vector<EvidenceRow> evidence;
   std::string Name() const { return detail.empty() ? label : label + "/" + detail; }

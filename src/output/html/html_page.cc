@@ -9,6 +9,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "util/units.h"
+
 namespace gpuvet::html {
 namespace {
 
@@ -163,13 +165,7 @@ std::string Fixed(double value, int decimals) {
 }
 
 std::string Bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (std::fabs(bytes) >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  return Fixed(bytes, u == 0 ? 0 : 1) + " " + units[u];
+  return FormatBytes(bytes);  // the one byte formatter (util/units.h)
 }
 
 int SeverityRank(std::string_view s) {

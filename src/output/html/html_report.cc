@@ -39,27 +39,27 @@ Result<Section> SectionFromDocument(const nlohmann::json& doc, const std::string
   const std::string schema = it->get<std::string>();
   const std::string named = what + " (" + schema + ")";
   Result<Section> out = InvalidInput("");
-  if (schema == "gpuvet.check/v1") {
+  if (schema == kCheckSchema) {
     Result<CheckView> v = ReadCheckView(doc, named);
     if (!v.ok()) return v.status();
     out = CheckSection(*v, NextId("check", ids));
-  } else if (schema == "gpuvet.bench/v1") {
+  } else if (schema == kBenchSchema) {
     Result<BenchView> v = ReadBenchView(doc, named);
     if (!v.ok()) return v.status();
     out = BenchSection(*v, NextId("bench", ids));
-  } else if (schema == "gpuvet.trace/v1") {
+  } else if (schema == kTraceSchema) {
     Result<TraceView> v = ReadTraceView(doc, named);
     if (!v.ok()) return v.status();
     out = TraceSection(*v, NextId("trace", ids));
-  } else if (schema == "gpuvet.trace_compare/v1") {
+  } else if (schema == kTraceCompareSchema) {
     Result<TraceCompareView> v = ReadTraceCompareView(doc, named);
     if (!v.ok()) return v.status();
     out = TraceCompareSection(*v, NextId("trace-compare", ids));
-  } else if (schema == "gpuvet.analyze/v1") {
+  } else if (schema == kAnalyzeSchema) {
     Result<AnalyzeView> v = ReadAnalyzeView(doc, named);
     if (!v.ok()) return v.status();
     out = AnalyzeSection(*v, timeline, NextId("analyze", ids));
-  } else if (schema == "gpuvet.fleet/v1") {
+  } else if (schema == kFleetSchema) {
     Result<FleetView> v = ReadFleetView(doc, named);
     if (!v.ok()) return v.status();
     out = FleetSection(*v, NextId("fleet", ids));

@@ -11,6 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "core/analyze_report.h"
+#include "core/bench.h"
+#include "core/fleet.h"
+#include "core/report.h"
+#include "core/trace/trace_compare.h"
+#include "core/trace/trace_report.h"
 #include "output/html/html_section.h"
 #include "output/html/html_timeline.h"
 #include "util/status.h"
@@ -18,9 +24,8 @@
 namespace gpuvet::html {
 
 // The schemas a report reads, in the order error messages list them.
-inline constexpr const char* kReportSchemas[] = {"gpuvet.check/v1",   "gpuvet.bench/v1",
-                                                 "gpuvet.trace/v1",   "gpuvet.trace_compare/v1",
-                                                 "gpuvet.analyze/v1", "gpuvet.fleet/v1"};
+inline constexpr const char* kReportSchemas[] = {kCheckSchema,        kBenchSchema,   kTraceSchema,
+                                                 kTraceCompareSchema, kAnalyzeSchema, kFleetSchema};
 
 // Reads one parsed document and builds its section. `what` names the input in errors;
 // `timeline` is used for analyze documents (the recording's samples), ignored otherwise.

@@ -27,6 +27,7 @@ json LabelJson(const BottleneckLabel& l) {
   }
   return {{"label", BottleneckName(l.label)},
           {"detail", SubcaseName(l.detail)},
+          {"severity", SeverityName(LabelSeverity(l.label, l.detail))},
           {"seconds", R2(l.seconds)},
           {"share_pct", R2(l.share_pct)},
           {"confidence", l.confidence},

@@ -143,7 +143,7 @@ nlohmann::json FindingToJson(const Finding& f) {
   json j;
   const CatalogueEntry* e = FindCatalogueEntry(f.id);
   j["id"] = f.id;
-  j["area"] = e ? std::string(e->area) : f.id.substr(0, f.id.find('.'));
+  j["area"] = AreaOf(f.id);
   j["subject"] = f.subject;
   if (f.gpu) {
     // Additive (gpuvet.check/v1): the GPU's identity, null where it was not reported.
@@ -164,7 +164,8 @@ nlohmann::json FindingToJson(const Finding& f) {
   }
   j["evidence"] = ev;
   j["meaning"] = !f.meaning.empty() ? f.meaning : (e ? std::string(e->meaning) : "");
-  j["decision"] = !f.decision.empty() ? f.decision : (e ? std::string(e->decision) : "");
+  j["decision"] =
+      !f.decision.empty() ? f.decision : std::string(CatalogueDecision(f.id, f.severity));
   return j;
 }
 

@@ -8,7 +8,9 @@
 
 #include "core/bottleneck.h"
 #include "output/forecast_render.h"
+#include "output/text/severity_colour.h"
 #include "util/strings.h"
+#include "util/units.h"
 
 namespace gpuvet {
 
@@ -24,13 +26,6 @@ std::string Dur(double s) {
   if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
   if (s >= 120) return fmt::format("{:.1f} min", s / 60);
   return fmt::format("{:.1f} s", s);
-}
-
-std::string Bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (std::fabs(b) >= 1024 && u < 4) b /= 1024, ++u;
-  return fmt::format("{:.1f} {}", b, units[u]);
 }
 
 std::string Joules(double j) {
@@ -158,11 +153,12 @@ std::string Details(const AnalyzeReport& r) {
   if (!r.memory.empty()) {
     out += "memory growth\n";
     for (const MemoryGrowth& g : r.memory) {
-      out += fmt::format("  {:<24} {} -> {}, {}/h (r² {:.3f}){}\n", g.subject, Bytes(g.start_bytes),
-                         Bytes(g.end_bytes), Bytes(g.slope_bytes_per_s * 3600), g.r2,
-                         g.time_to_oom_s ? fmt::format(", out of memory in ~{} ({})",
-                                                       Dur(*g.time_to_oom_s), g.headroom_basis)
-                                         : "");
+      out += fmt::format(
+          "  {:<24} {} -> {}, {}/h (r² {:.3f}){}\n", g.subject, FormatBytes(g.start_bytes),
+          FormatBytes(g.end_bytes), FormatBytes(g.slope_bytes_per_s * 3600), g.r2,
+          g.time_to_oom_s
+              ? fmt::format(", out of memory in ~{} ({})", Dur(*g.time_to_oom_s), g.headroom_basis)
+              : "");
     }
   }
   bool any_throttle = false;
@@ -236,11 +232,7 @@ std::string RenderAnalyzeText(const AnalyzeReport& r, bool color) {
   if (std::string e = Energy(r); !e.empty()) out += "\n" + e;
   if (std::string f = Forecast(r); !f.empty()) out += "\n" + f;
   std::string verdict = AnalyzeVerdictLine(r);
-  if (color) {
-    bool fine =
-        r.verdict.label == Bottleneck::kComputeBound || r.verdict.label == Bottleneck::kNone;
-    verdict = std::string(fine ? "\033[32m" : "\033[33m") + verdict + "\033[0m";
-  }
+  verdict = PaintSeverity(verdict, LabelSeverity(r.verdict.label, r.verdict.detail), color);
   out += "\n" + verdict + "\n";
   if (!r.verdict.decision.empty()) out += "what to do: " + r.verdict.decision + "\n";
   return out;

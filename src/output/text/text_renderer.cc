@@ -9,38 +9,18 @@
 
 #include "core/catalogue.h"
 #include "core/gpu_owner.h"
+#include "output/text/severity_colour.h"
 #include "util/strings.h"
 
 namespace gpuvet {
 
 namespace {
 
-const char* Colour(Severity s) {
-  switch (s) {
-    case Severity::kOk:
-      return "\033[32m";
-    case Severity::kInfo:
-      return "\033[36m";
-    case Severity::kWarn:
-      return "\033[33m";
-    case Severity::kUnknown:
-      return "\033[35m";
-    case Severity::kFail:
-      return "\033[1;31m";
-  }
-  return "";
-}
-
 std::string Tag(Severity s, bool color) {
   std::string name(SeverityName(s));
   for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string padded = fmt::format("{:<7}", name);
-  return color ? std::string(Colour(s)) + padded + "\033[0m" : padded;
-}
-
-std::string AreaOf(const Finding& f) {
-  const CatalogueEntry* e = FindCatalogueEntry(f.id);
-  return e ? std::string(e->area) : f.id.substr(0, f.id.find('.'));
+  return PaintSeverity(padded, s, color);
 }
 
 // Who is on the GPUs, one line per GPU and owner; nothing when no GPU lists a process.
@@ -232,7 +212,8 @@ std::string RenderGroup(const Group& g, const TextOptions& opt) {
     std::string meaning = !f.meaning.empty() ? f.meaning : (e ? std::string(e->meaning) : "");
     if (!meaning.empty()) out += Block("meaning", meaning, /*wrap=*/true);
   }
-  std::string decision = !f.decision.empty() ? f.decision : (e ? std::string(e->decision) : "");
+  std::string decision =
+      !f.decision.empty() ? f.decision : std::string(CatalogueDecision(f.id, f.severity));
   if (!decision.empty()) out += Block("decision", decision, /*wrap=*/true);
   return out;
 }
@@ -342,7 +323,7 @@ std::string RenderFindings(const std::vector<Finding>& findings, const TextOptio
   std::vector<std::string> areas;
   std::map<std::string, std::vector<const Finding*>> by_area;
   for (const Finding& f : findings) {
-    std::string area = AreaOf(f);
+    std::string area = AreaOf(f.id);
     if (!by_area.count(area)) areas.push_back(area);
     by_area[area].push_back(&f);
   }
@@ -374,7 +355,7 @@ std::string RenderText(const CheckReport& r, const TextOptions& options) {
   opt.thresholds_are_expectations = true;  // every check threshold is what the check expects
   std::string out = Header(r) + "\n" + RenderFindings(r.findings, opt);
   std::string verdict = VerdictLine(r);
-  if (opt.color) verdict = std::string(Colour(r.verdict)) + verdict + "\033[0m";
+  verdict = PaintSeverity(verdict, r.verdict, opt.color);
   out += "\n" + verdict + "\n";
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "core/bottleneck.h"
 #include "util/strings.h"
+#include "util/units.h"
 
 namespace gpuvet {
 
@@ -22,13 +23,6 @@ std::string Dur(double ns) {
 std::string Delta(double ns) {
   if (std::round(ns) == 0) return "0";
   return (ns > 0 ? "+" : "-") + Dur(std::fabs(ns));
-}
-
-std::string Bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) b /= 1024, ++u;
-  return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, units[u]);
 }
 
 std::string Short(const std::string& name, size_t width) {
@@ -132,7 +126,7 @@ std::string RenderTraceCompareText(const TraceComparison& c, bool color) {
     for (const CompareRow& r : c.copies) {
       out += fmt::format("  {:<26} {:>11} {:>11} {:>11} {:>6.0f} %   {} x{:.1f} -> {} x{:.1f}\n",
                          r.name, Dur(r.a_ns), Dur(r.b_ns), Delta(r.delta_ns), r.share_pct,
-                         Bytes(r.a_bytes), r.a_count, Bytes(r.b_bytes), r.b_count);
+                         FormatBytes(r.a_bytes), r.a_count, FormatBytes(r.b_bytes), r.b_count);
     }
   }
   if (!c.syncs.empty()) {

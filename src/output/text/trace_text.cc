@@ -7,8 +7,10 @@
 #include "core/bottleneck.h"
 #include "core/report.h"
 #include "output/forecast_render.h"
+#include "output/text/severity_colour.h"
 #include "output/text/text_renderer.h"
 #include "util/strings.h"
+#include "util/units.h"
 
 namespace gpuvet {
 
@@ -19,14 +21,6 @@ std::string Dur(int64_t ns) {
   if (ns >= 1'000'000'000) return fmt::format("{:.2f} s", v / 1e9);
   if (ns >= 1'000'000) return fmt::format("{:.1f} ms", v / 1e6);
   return fmt::format("{:.1f} µs", v / 1e3);
-}
-
-std::string Bytes(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) v /= 1024, ++u;
-  return u == 0 ? fmt::format("{} B", b) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
 // Long C++ kernel names are cut to keep one kernel per line.
@@ -65,7 +59,8 @@ std::string CounterLines(const CounterStats& c) {
     out += fmt::format("  FLOPs  FP32 {}  FP16 {}  FP64 {}\n", Flops(c.flops_fp32),
                        Flops(c.flops_fp16), Flops(c.flops_fp64));
   }
-  if (c.has_dram) out += fmt::format("  DRAM   {}\n", Bytes(static_cast<uint64_t>(c.dram_bytes)));
+  if (c.has_dram)
+    out += fmt::format("  DRAM   {}\n", FormatBytes(static_cast<uint64_t>(c.dram_bytes)));
   if (c.ridge_flop_per_byte > 0) {
     out += fmt::format("  ridge  {:.1f} FLOP/byte ({})\n", c.ridge_flop_per_byte, c.gpu_spec);
   }
@@ -133,7 +128,7 @@ std::string RankSection(const RankAnalysis& a) {
   const CopyStats& c = a.copies;
   for (const CopyDirection& d : c.directions) {
     out += fmt::format("  copies {:<5} {:>10} in {} copies, {}, {:.1f} GB/s\n", d.direction,
-                       Bytes(d.bytes), d.count, Dur(d.time_ns), d.gb_per_s);
+                       FormatBytes(d.bytes), d.count, Dur(d.time_ns), d.gb_per_s);
   }
   uint64_t nsync = 0;
   for (const SyncKindStat& s : c.syncs) nsync += s.count;
@@ -144,8 +139,8 @@ std::string RankSection(const RankAnalysis& a) {
   out += fmt::format(
       "  pageable copies {} ({}); blocking copies {} ({}); host syncs {} ({}, {} while the GPU "
       "idled); scalar reads {}\n",
-      c.pageable_count, Bytes(c.pageable_bytes), c.blocking_copies, Dur(c.blocking_copy_ns), nsync,
-      Dur(c.sync_ns), Dur(c.sync_idle_in_span_ns), c.scalar_reads);
+      c.pageable_count, FormatBytes(c.pageable_bytes), c.blocking_copies, Dur(c.blocking_copy_ns),
+      nsync, Dur(c.sync_ns), Dur(c.sync_idle_in_span_ns), c.scalar_reads);
   if (a.overlap.comm_ns > 0) {
     std::vector<std::string> kinds;
     for (const CommKindTime& ck : a.overlap.kinds) kinds.push_back(ck.kind);
@@ -227,10 +222,7 @@ std::string RenderTraceText(const TraceReport& r, bool color) {
   for (const UpgradeForecast& f : r.forecasts) out += "\n" + RenderForecastText(f);
   out += "\n" + FindingsSection(r, color);
   std::string verdict = TraceVerdictLine(r);
-  if (color) {
-    const char* c = r.verdict.label == Bottleneck::kComputeBound ? "\033[32m" : "\033[33m";
-    verdict = std::string(c) + verdict + "\033[0m";
-  }
+  verdict = PaintSeverity(verdict, LabelSeverity(r.verdict.label), color);
   return out + "\n" + verdict + "\n";
 }
 

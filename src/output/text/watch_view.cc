@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/gpu_state.h"
+#include "output/text/severity_colour.h"
 
 namespace gpuvet {
 
@@ -262,10 +263,7 @@ std::string RenderWatchFrame(const RecordingMeta& meta, const Sample& s,
   out +=
       Paint(Cut("verdict: " + (o.verdict.empty() ? std::string("(gathering samples)") : o.verdict),
                 o.width),
-            o.verdict.empty() ? nullptr
-            : o.verdict_ok    ? "32"
-                              : "33",
-            o.color);
+            o.verdict.empty() ? nullptr : SeveritySgr(o.verdict_severity), o.color);
   if (!s.processes.empty()) {
     out += "\n";
     out += Cut(Column("PID", 9) + Column("process", 17) + Column("CPU%", 8) + Column("RSS GiB", 9) +

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/finding.h"
 #include "core/recording.h"
 
 namespace gpuvet {
@@ -20,12 +21,13 @@ struct WatchLink {
 };
 
 struct WatchViewOptions {
-  int width = 120;          // the terminal's columns; rows are cut to it (in characters)
-  int max_processes = 8;    // workload processes listed (busiest first)
-  std::string verdict;      // the live verdict line; empty: the placeholder text
-  std::string clock;        // "2026-11-30 08:50:01 UTC" shown in the title (tests fix it)
-  bool color = false;       // ANSI colours: GPU rows by state, the verdict by label
-  bool verdict_ok = false;  // the verdict is compute_bound (green) rather than a bottleneck
+  int width = 120;        // the terminal's columns; rows are cut to it (in characters)
+  int max_processes = 8;  // workload processes listed (busiest first)
+  std::string verdict;    // the live verdict line; empty: the placeholder text
+  std::string clock;      // "2026-11-30 08:50:01 UTC" shown in the title (tests fix it)
+  bool color = false;     // ANSI colours: GPU rows by state, the verdict by label
+  // The verdict label's severity (LabelSeverity): the verdict line's colour.
+  Severity verdict_severity = Severity::kUnknown;
   // Per GPU index: utilisation of the recent samples, oldest first (negative: no answer), drawn as
   // a sparkline; and the PCIe link. Absent GPUs show no history / "-".
   std::map<int, std::vector<double>> util_history;

@@ -133,7 +133,7 @@ TEST(WatchViewTest, ColourPaintsWholeRowsAndCutCountsCharacters) {
   WatchViewOptions o;
   o.color = true;
   o.width = 30;
-  o.verdict_ok = true;
+  o.verdict_severity = Severity::kOk;
   for (int i = 0; i < 40; ++i) o.verdict += "\u00e9";  // two bytes each
   o.util_history[0] = std::vector<double>(100, 90);
   std::string f = RenderWatchFrame(Meta(), Busy(), o);

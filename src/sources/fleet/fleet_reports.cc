@@ -24,7 +24,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/bench.h"
 #include "core/bench_document.h"
+#include "core/report.h"
 #include "sources/fleet/json_cursor.h"
 #include "util/file.h"
 #include "util/iso_time.h"
@@ -695,15 +697,14 @@ Result<FleetReportFile> Interpret(const ReportFields& f, const std::string& sour
                                   ExtractBenchFn extract_bench, OlderFn older) {
   FleetReportFile r;
   r.source = source;
-  if (f.schema == "gpuvet.check/v1") {
+  if (f.schema == kCheckSchema) {
     r.kind = FleetReportFile::Kind::kCheck;
-  } else if (f.schema == "gpuvet.bench/v1") {
+  } else if (f.schema == kBenchSchema) {
     r.kind = FleetReportFile::Kind::kBench;
   } else {
     return InvalidInput(f.schema.empty() ? std::string("no \"schema\": not a gpuvet report")
-                                         : fmt::format("schema \"{}\" is not gpuvet.check/v1 or "
-                                                       "gpuvet.bench/v1",
-                                                       f.schema));
+                                         : fmt::format("schema \"{}\" is not {} or {}", f.schema,
+                                                       kCheckSchema, kBenchSchema));
   }
   auto t = ParseIsoTime(f.generated_at);
   if (!t.ok()) return InvalidInput("generated_at: " + t.status().message());

@@ -87,20 +87,32 @@ void GetSlot(Cursor* c, uint32_t mask, int bit, std::optional<uint64_t>* v) {
   }
 }
 
-// Decodes one GPU record into `g` (every field overwritten). False when it is not whole.
+// A slot this reader knows that the record's writer did not write (an older field list): absent.
+void Absent(std::optional<double>* v) { v->reset(); }
+void Absent(std::optional<uint64_t>* v) { v->reset(); }
+
+// Decodes one GPU record into `g` (every field overwritten). False when it is not whole. A record
+// of an older field list (fewer slots) reads the fields appended since as absent; one of a newer
+// list (more slots) has the slots this reader does not know skipped.
 bool GetGpu(Cursor* c, GpuSample* g) {
   if (!c->Has(kGpuHeaderBytes)) return false;
   const int32_t gpu = c->Get<int32_t>();
   uint32_t mask = c->Get<uint32_t>();
   size_t slots = c->Get<uint16_t>();
   size_t processes = c->Get<uint16_t>();
-  if (slots < kGpuFieldCount || !c->Has(slots * 8 + processes * kGpuProcessBytes)) return false;
+  if (!c->Has(slots * 8 + processes * kGpuProcessBytes)) return false;
   g->gpu = gpu;
-  int bit = 0;
-#define GPUVET_GET(name, kind) GetSlot(c, mask, bit++, &g->name);
+  size_t bit = 0;
+#define GPUVET_GET(name, kind)                         \
+  if (bit < slots) {                                   \
+    GetSlot(c, mask, static_cast<int>(bit), &g->name); \
+  } else {                                             \
+    Absent(&g->name);                                  \
+  }                                                    \
+  ++bit;
   GPUVET_GPU_SAMPLE_FIELDS(GPUVET_GET)
 #undef GPUVET_GET
-  c->Skip((slots - kGpuFieldCount) * 8);  // fields of a newer minor layout
+  if (slots > kGpuFieldCount) c->Skip((slots - kGpuFieldCount) * 8);  // a newer field list's
   g->processes.resize(processes);
   for (GpuProcessSample& p : g->processes) {
     p.pid = c->Get<uint32_t>();

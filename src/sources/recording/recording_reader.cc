@@ -66,29 +66,36 @@ class Query {
   }
   bool done() const { return rc_ == SQLITE_DONE; }
 
-  int64_t Int(int c) const { return sqlite3_column_int64(stmt_, c); }
-  double Real(int c) const { return sqlite3_column_double(stmt_, c); }
+  // A column past the row's last (a field appended after the file was written) reads as NULL:
+  // absent, 0 or empty; columns past the ones this reader knows (a newer writer's) are not read.
+  bool Has(int c) const { return c < sqlite3_column_count(stmt_); }
+  int64_t Int(int c) const { return Has(c) ? sqlite3_column_int64(stmt_, c) : 0; }
+  double Real(int c) const { return Has(c) ? sqlite3_column_double(stmt_, c) : 0.0; }
   std::string Text(int c) const {
+    if (!Has(c)) return std::string();
     const unsigned char* p = sqlite3_column_text(stmt_, c);
     return p ? std::string(reinterpret_cast<const char*>(p),
                            static_cast<size_t>(sqlite3_column_bytes(stmt_, c)))
              : std::string();
   }
-  bool Null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
+  bool Null(int c) const { return !Has(c) || sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
   // One column lookup for the type and the value (the sample row has 20 such columns).
   std::optional<double> OptReal(int c) const {
+    if (!Has(c)) return std::nullopt;
     sqlite3_value* v = sqlite3_column_value(stmt_, c);
     return sqlite3_value_type(v) == SQLITE_NULL ? std::nullopt
                                                 : std::optional<double>(sqlite3_value_double(v));
   }
   template <typename T = uint64_t>
   std::optional<T> OptInt(int c) const {
+    if (!Has(c)) return std::nullopt;
     sqlite3_value* v = sqlite3_column_value(stmt_, c);
     return sqlite3_value_type(v) == SQLITE_NULL
                ? std::nullopt
                : std::optional<T>(static_cast<T>(sqlite3_value_int64(v)));
   }
   std::string_view Blob(int c) const {
+    if (!Has(c)) return std::string_view();
     const void* p = sqlite3_column_blob(stmt_, c);
     return p ? std::string_view(static_cast<const char*>(p),
                                 static_cast<size_t>(sqlite3_column_bytes(stmt_, c)))
