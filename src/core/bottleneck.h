@@ -32,8 +32,9 @@ enum class Bottleneck {
   kUnsupportedDevice,  // "unsupported_device"
   kNoGpuActivity,      // "no_gpu_activity"
   kGpuImbalance,       // "gpu_imbalance": one GPU of the node unlike the others
+  kStalled,            // "stalled": GPU-Util pinned while nothing moves (a hung kernel/collective)
 };
-inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kGpuImbalance) + 1;
+inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kStalled) + 1;
 
 // A sub-diagnosis of a label (the `detail` of a recording label); kNone when there is none.
 enum class Subcase {

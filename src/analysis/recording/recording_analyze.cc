@@ -419,6 +419,38 @@ std::string FaultDecision(const std::vector<AnalyzeEvent>& faults) {
   return "";
 }
 
+// When the GPUs stall and one recorded GPU is not spinning with them (idle while they are
+// pinned: gpu_imbalance/idle_gpu; or lost: a gpu_lost fault), that GPU's rank is the likely one
+// missing from the collective: named in the stalled labels' reason and evidence.
+void NameStallCulprit(const AnalyzeReport& r, std::vector<BottleneckLabel>& labels) {
+  std::string culprit, why;
+  for (const GpuImbalance& g : r.imbalance) {
+    if (g.kind == Subcase::kIdleGpu) {
+      culprit = fmt::format("gpu{}", g.gpu);
+      why = fmt::format("idle at {:.1f} % while the others spin at {:.1f} %", g.value,
+                        g.others_median);
+      break;
+    }
+  }
+  for (const AnalyzeEvent& f : r.faults) {
+    if (culprit.empty() && f.kind == "gpu_lost") {
+      culprit = f.subject;
+      why = fmt::format("lost at {} s into the run", static_cast<long>(f.t));
+    }
+  }
+  if (culprit.empty()) return;
+  for (BottleneckLabel& l : labels) {
+    if (l.label != Bottleneck::kStalled) continue;
+    l.reason += fmt::format(
+        "; {} is not spinning with the others ({}): its rank is the likely "
+        "one missing from the collective",
+        culprit, why);
+    l.evidence.push_back({"likely_culprit", culprit, why});
+    l.decision =
+        fmt::format("Start with {}: check the process of that rank first. ", culprit) + l.decision;
+  }
+}
+
 }  // namespace
 
 struct RecordingAnalysis::State {
@@ -572,6 +604,13 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   std::stable_sort(
       r.labels.begin(), r.labels.end(),
       [](const BottleneckLabel& a, const BottleneckLabel& b) { return a.share_pct > b.share_pct; });
+  NameStallCulprit(r, r.labels);
+  for (AnalyzePhase& p : r.phases) {
+    if (p.label.label != Bottleneck::kStalled) continue;
+    std::vector<BottleneckLabel> one = {p.label};
+    NameStallCulprit(r, one);
+    p.label = one.front();
+  }
 
   // The verdict: a CPU fallback; else the waiting label (a phase bottleneck, periodic stalls,
   // run-level throttling that costs clock) with the largest share of wall time, when it covers
@@ -579,6 +618,10 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   const BottleneckLabel* v = nullptr;
   for (const BottleneckLabel& l : r.labels) {
     if (l.label == Bottleneck::kCpuFallback) v = &l;
+  }
+  // A hang outranks every slowness: nothing else matters while the job does not progress.
+  for (const BottleneckLabel& l : r.labels) {
+    if (!v && l.label == Bottleneck::kStalled && l.share_pct >= th.verdict_min_share_pct) v = &l;
   }
   for (const BottleneckLabel& l : r.labels) {  // sorted by share: the first that qualifies wins
     if (v) break;
@@ -650,6 +693,11 @@ LiveVerdict VerdictForWindow(const RecordingMeta& meta, const std::vector<Sample
   rec.meta = meta;
   rec.samples = recent;
   RecordingSignals sig = ComputeSignals(rec, th);
+  // Live, the stalled shape counts once it fills the whole live window of at least 5 samples
+  // (watch: 30 s, the record status line: 10 samples); the reason says for how long.
+  double window_s = 0;
+  for (const SampleSignals& x : sig.samples) window_s += x.dt;
+  if (sig.samples.size() >= 5) th.stalled_min_s = std::min(th.stalled_min_s, window_s * 0.99);
   BottleneckLabel l = LabelWindow(sig, 0, sig.samples.size(), meta, th, IsCpuFallback(sig, th));
   return {l.label, l.detail, l.reason, l.decision};
 }
