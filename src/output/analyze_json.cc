@@ -194,6 +194,8 @@ std::string RenderAnalyzeJson(const AnalyzeReport& r) {
   // Additive (gpuvet.analyze/v1): who ran the job, when the recording knows.
   if (!r.owner.empty()) j["recording"]["owner"] = r.owner;
   j["warnings"] = r.warnings;
+  // Additive (gpuvet.analyze/v1): the series no sample holds, so 0 is never read for them.
+  j["not_recorded"] = r.not_recorded;
   json phases = json::array(), labels = json::array();
   for (const AnalyzePhase& p : r.phases) phases.push_back(PhaseJson(p));
   for (const BottleneckLabel& l : r.labels) labels.push_back(LabelJson(l));

@@ -3,10 +3,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <map>
 
 namespace gpuvet::html {
+
 namespace {
+
+// "2026-06-01 12:00:00 UTC" for a Unix time.
+std::string UtcClock(double unix_s) {
+  std::time_t t = static_cast<std::time_t>(unix_s);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
 
 LabelView ReadLabel(DocReader& r, const Node& n) {
   LabelView l;
@@ -66,6 +78,10 @@ Result<AnalyzeView> ReadAnalyzeView(const nlohmann::json& doc, const std::string
   v.complete = r.Bool(rec, "complete");
   v.gpm = r.Bool(rec, "gpm");
   v.warnings = r.StrArr(root, "warnings");
+  v.start_unix_s = r.OptNum(rec, "start_unix_s");
+  for (const Node& n : r.OptArr(root, "not_recorded")) {
+    if (n.json->is_string()) v.not_recorded.push_back(n.json->get<std::string>());
+  }
   for (const Node& p : r.Arr(root, "phases")) {
     PhaseView ph;
     ph.start_s = r.Num(p, "start_s");
@@ -154,6 +170,14 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
                            "a cap set below it costs throughput."
                          : "Check cooling and airflow, then run `gpuvet check` on the node.";
     if (vd.severity == "ok") vd.severity = "warn";
+  } else if (std::find(v.not_recorded.begin(), v.not_recorded.end(), "throttle_reasons") !=
+             v.not_recorded.end()) {
+    vd.node_sentence =
+        "Clock slowdown (throttle) reasons were not recorded: the recording cannot say whether a "
+        "GPU was throttled.";
+    vd.node_action =
+        "Record with `gpuvet record` (or add clocks_event_reasons.* columns to the "
+        "nvidia-smi query) to judge the node.";
   } else {
     vd.node_sentence =
         "Nothing in the recording points at the node: no GPU throttled for 10 % "
@@ -172,6 +196,14 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
        (v.complete ? "" : " · <b>incomplete recording</b>") + " · generated " +
        Esc(v.generated_at) + "</p>\n";
   for (const std::string& w : v.warnings) b += "<p class=\"meta\">⚠ " + Esc(w) + "</p>\n";
+  if (!v.not_recorded.empty()) {
+    std::string list;
+    for (const std::string& n : v.not_recorded) list += (list.empty() ? "" : ", ") + n;
+    b += "<p class=\"meta\" id=\"" + Esc(id) +
+         "-not-recorded\">Not recorded (not in the "
+         "input; never shown as 0): " +
+         Esc(list) + "</p>\n";
+  }
 
   // Timeline.
   double duration = tl ? std::max(tl->duration_s, v.duration_s) : v.duration_s;
@@ -204,7 +236,11 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
          Esc(p.label.Name());
   }
   b += "); dashed red marks: periodic stalls and events; hover a shade or mark for its "
-       "details.</p>\n";
+       "details." +
+       (v.start_unix_s && *v.start_unix_s > 0
+            ? " Time 0 is the recording's start, " + UtcClock(*v.start_unix_s) + "."
+            : std::string()) +
+       "</p>\n";
   std::vector<double> x;
   if (tl) {
     for (double t : tl->t) x.push_back(t / axis.div);
@@ -249,16 +285,28 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
       }
       b += "</div>\n";
     }
-    b += chart(id + "-host-cpu", "host CPU", "% of all CPUs", tl->host_cpu, 100, phases, 0);
+    const bool host_cpu =
+        std::any_of(tl->host_cpu.begin(), tl->host_cpu.end(), [](const TimelineLine& l) {
+          return std::any_of(l.y.begin(), l.y.end(), [](double y) { return std::isfinite(y); });
+        });
+    if (host_cpu) {
+      b += chart(id + "-host-cpu", "host CPU", "% of all CPUs", tl->host_cpu, 100, phases, 0);
+    } else {
+      b += "<p class=\"meta\">host CPU: not recorded</p>\n";
+    }
     if (!tl->threads.empty()) {
       b += chart(id + "-threads", "busiest threads", "% of one core", tl->threads, std::nullopt,
                  phases, 3);
     }
     if (!tl->disk.empty()) {
       b += chart(id + "-disk", "disk (all devices)", "MB/s", tl->disk, std::nullopt, phases, 1);
+    } else {
+      b += "<p class=\"meta\">disk: not recorded</p>\n";
     }
     if (!tl->net.empty()) {
       b += chart(id + "-net", "network (all interfaces)", "MB/s", tl->net, std::nullopt, phases, 4);
+    } else {
+      b += "<p class=\"meta\">network: not recorded</p>\n";
     }
   } else {
     // A JSON document carries phase means only: draw them as steps.

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -419,6 +421,73 @@ std::string FaultDecision(const std::vector<AnalyzeEvent>& faults) {
   return "";
 }
 
+// The series a recording can hold, each with the test of one sample: the report lists those no
+// sample holds (AnalyzeReport::not_recorded).
+struct SeriesPresence {
+  const char* id;
+  bool (*in)(const Sample& s);
+};
+
+template <typename F>
+bool AnyGpu(const Sample& s, F f) {
+  return std::any_of(s.gpus.begin(), s.gpus.end(), f);
+}
+
+constexpr SeriesPresence kSeries[] = {
+    {"gpu_util",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.util_pct.has_value(); });
+     }},
+    {"sm_active",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.sm_active_pct.has_value(); });
+     }},
+    {"mem_util",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.mem_util_pct.has_value(); });
+     }},
+    {"power",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.power_w.has_value(); });
+     }},
+    {"throttle_reasons",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.clock_event_reasons.has_value(); });
+     }},
+    {"sm_clock",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.sm_clock_mhz.has_value(); });
+     }},
+    {"temperature",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.temperature_c.has_value(); });
+     }},
+    {"memory_used",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.memory_used_bytes.has_value(); });
+     }},
+    {"pcie_bytes",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) {
+         return g.pcie_tx_bytes_per_s || g.pcie_rx_bytes_per_s || g.gpm_pcie_tx_bytes_per_s ||
+                g.gpm_pcie_rx_bytes_per_s;
+       });
+     }},
+    {"nvlink_bytes",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) {
+         return g.nvlink_tx_bytes_per_s || g.nvlink_rx_bytes_per_s;
+       });
+     }},
+    {"host_cpu", [](const Sample& s) { return s.host.cpu_user_pct || s.host.cpu_system_pct; }},
+    {"iowait", [](const Sample& s) { return s.host.cpu_iowait_pct.has_value(); }},
+    {"disk", [](const Sample& s) { return !s.host.disks.empty(); }},
+    {"network", [](const Sample& s) { return !s.host.nets.empty(); }},
+    {"rdma", [](const Sample& s) { return !s.host.ib_ports.empty(); }},
+    {"workload_processes", [](const Sample& s) { return !s.processes.empty(); }},
+};
+constexpr size_t kSeriesCount = std::size(kSeries);
+
 // When the GPUs stall and one recorded GPU is not spinning with them (idle while they are
 // pinned: gpu_imbalance/idle_gpu; or lost: a gpu_lost fault), that GPU's rank is the likely one
 // missing from the collective: named in the stalled labels' reason and evidence.
@@ -467,6 +536,7 @@ struct RecordingAnalysis::State {
   std::vector<int> gpus;
   TimeOrder order;
   size_t samples = 0;
+  std::array<bool, kSeriesCount> present{};  // kSeries seen in some sample
 
   State(const RecordingMeta& m, const AnalyzeOptions& o, size_t n)
       : meta(m),
@@ -508,6 +578,9 @@ void RecordingAnalysis::Add(const Sample& s) {
   st.energy->Add(s);
   st.order.Add(s.t);
   ++st.samples;
+  for (size_t i = 0; i < kSeriesCount; ++i) {
+    if (!st.present[i]) st.present[i] = kSeries[i].in(s);
+  }
 }
 
 AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& events,
@@ -530,6 +603,9 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   r.complete = m.end_unix_s.has_value();
   r.warnings = input_warnings;
   Warnings(m, st.samples, st.order, r);
+  for (size_t i = 0; i < kSeriesCount; ++i) {
+    if (st.samples > 0 && !st.present[i]) r.not_recorded.push_back(kSeries[i].id);
+  }
 
   RecordingSignals sig = st.signals->Finish();
   if (sig.step > 1) {
@@ -594,6 +670,11 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   r.memory = st.memory.Result();
   if (!r.memory.empty()) r.labels.push_back(LeakLabel(r.memory, total, th));
   r.throttle = st.throttle->Result();
+  // No slowdown reasons in the file: no per-GPU shares (0 % would read as "not throttled").
+  if (std::find(r.not_recorded.begin(), r.not_recorded.end(), "throttle_reasons") !=
+      r.not_recorded.end()) {
+    r.throttle.clear();
+  }
   bool phase_throttled =
       std::any_of(r.labels.begin(), r.labels.end(),
                   [](const BottleneckLabel& l) { return l.label == Bottleneck::kThrottled; });
