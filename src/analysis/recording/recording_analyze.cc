@@ -488,18 +488,51 @@ constexpr SeriesPresence kSeries[] = {
 };
 constexpr size_t kSeriesCount = std::size(kSeries);
 
-// When the GPUs stall and one recorded GPU is not spinning with them (idle while they are
-// pinned: gpu_imbalance/idle_gpu; or lost: a gpu_lost fault), that GPU's rank is the likely one
-// missing from the collective: named in the stalled labels' reason and evidence.
-void NameStallCulprit(const AnalyzeReport& r, std::vector<BottleneckLabel>& labels) {
-  std::string culprit, why;
-  for (const GpuImbalance& g : r.imbalance) {
-    if (g.kind == Subcase::kIdleGpu) {
-      culprit = fmt::format("gpu{}", g.gpu);
-      why = fmt::format("idle at {:.1f} % while the others spin at {:.1f} %", g.value,
-                        g.others_median);
-      break;
+// While most recorded GPUs show the stalled shape in a sample (GPU-Util pinned, power near idle),
+// the time each GPU is not spinning with them: idle (below the imbalance idle threshold) or gone
+// from the sample. Streams: O(GPUs), not O(samples).
+struct StallWatch {
+  double stall_s = 0;
+  std::map<int, double> not_spinning_s;
+  void Add(const RecordingMeta& meta, const Sample& s, const AnalyzeThresholds& th) {
+    int pinned = 0;
+    std::map<int, const GpuSample*> by;
+    for (const GpuSample& g : s.gpus) by[g.gpu] = &g;
+    for (const RecordedGpu& rg : meta.gpus) {
+      auto it = by.find(rg.index);
+      if (it == by.end() || !rg.power_limit_w || *rg.power_limit_w <= 0) continue;
+      const GpuSample& g = *it->second;
+      if (g.util_pct && *g.util_pct >= th.stalled_util_pct && g.power_w &&
+          100.0 * *g.power_w / *rg.power_limit_w <= th.stalled_power_pct) {
+        ++pinned;
+      }
     }
+    if (pinned < 2 || 2 * pinned < static_cast<int>(meta.gpus.size())) return;
+    const double dt = s.interval_s > 0 ? s.interval_s : meta.interval_s;
+    stall_s += dt;
+    for (const RecordedGpu& rg : meta.gpus) {
+      auto it = by.find(rg.index);
+      const bool gone = it == by.end() || !it->second->util_pct;
+      if (gone || *it->second->util_pct < th.imbalance_idle_pct) not_spinning_s[rg.index] += dt;
+    }
+  }
+};
+
+// When the GPUs stall and one recorded GPU is not spinning with them (idle or gone for at least
+// half the stalled samples, and it alone: fewer than a quarter of the GPUs), or a gpu_lost fault
+// names one, that GPU's rank is the likely one missing from the collective: named in the stalled
+// labels' reason, evidence and decision.
+void NameStallCulprit(const AnalyzeReport& r, const StallWatch& watch, size_t gpus,
+                      std::vector<BottleneckLabel>& labels) {
+  std::string culprit, why;
+  std::vector<int> odd;
+  for (const auto& [g, secs] : watch.not_spinning_s) {
+    if (watch.stall_s > 0 && 2 * secs >= watch.stall_s) odd.push_back(g);
+  }
+  if (!odd.empty() && odd.size() * 4 < std::max<size_t>(gpus, 4)) {
+    culprit = fmt::format("gpu{}", odd.front());
+    why = fmt::format("idle or gone {:.0f} s of the {:.0f} s the others spin",
+                      watch.not_spinning_s.at(odd.front()), watch.stall_s);
   }
   for (const AnalyzeEvent& f : r.faults) {
     if (culprit.empty() && f.kind == "gpu_lost") {
@@ -511,8 +544,8 @@ void NameStallCulprit(const AnalyzeReport& r, std::vector<BottleneckLabel>& labe
   for (BottleneckLabel& l : labels) {
     if (l.label != Bottleneck::kStalled) continue;
     l.reason += fmt::format(
-        "; {} is not spinning with the others ({}): its rank is the likely "
-        "one missing from the collective",
+        "; {} is not spinning with the others ({}): its rank is the likely one missing from the "
+        "collective",
         culprit, why);
     l.evidence.push_back({"likely_culprit", culprit, why});
     l.decision =
@@ -537,6 +570,7 @@ struct RecordingAnalysis::State {
   TimeOrder order;
   size_t samples = 0;
   std::array<bool, kSeriesCount> present{};  // kSeries seen in some sample
+  StallWatch stall_watch;
 
   State(const RecordingMeta& m, const AnalyzeOptions& o, size_t n)
       : meta(m),
@@ -581,6 +615,7 @@ void RecordingAnalysis::Add(const Sample& s) {
   for (size_t i = 0; i < kSeriesCount; ++i) {
     if (!st.present[i]) st.present[i] = kSeries[i].in(s);
   }
+  st.stall_watch.Add(st.meta, s, st.options.thresholds);
 }
 
 AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& events,
@@ -685,11 +720,11 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   std::stable_sort(
       r.labels.begin(), r.labels.end(),
       [](const BottleneckLabel& a, const BottleneckLabel& b) { return a.share_pct > b.share_pct; });
-  NameStallCulprit(r, r.labels);
+  NameStallCulprit(r, st.stall_watch, m.gpus.size(), r.labels);
   for (AnalyzePhase& p : r.phases) {
     if (p.label.label != Bottleneck::kStalled) continue;
     std::vector<BottleneckLabel> one = {p.label};
-    NameStallCulprit(r, one);
+    NameStallCulprit(r, st.stall_watch, m.gpus.size(), one);
     p.label = one.front();
   }
 

@@ -234,6 +234,10 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
                             f.target);
   }
   f.notes = notes;
+  if (stalled > 0) {
+    f.summary = fmt::format("healthy phases only ({:.0f} s; the {:.0f} s stalled are left out): {}",
+                            total, stalled, f.summary);
+  }
   if (!f.computed) return f;
 
   // Evidence: what the counters said about the busy time.
