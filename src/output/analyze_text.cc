@@ -121,7 +121,11 @@ std::string Phases(const AnalyzeReport& r) {
                        Clock(p.end_s), Name(p.label), p.label.share_pct, p.gpu_activity_pct);
     if (p.host_cpu_pct) out += fmt::format("  cpu {:.1f} %", *p.host_cpu_pct);
     if (p.iowait_pct) out += fmt::format("  iowait {:.1f} %", *p.iowait_pct);
-    out += fmt::format("  busiest thread {:.0f} %\n", p.busiest_thread_pct);
+    if (std::find(r.not_recorded.begin(), r.not_recorded.end(), "workload_processes") ==
+        r.not_recorded.end()) {
+      out += fmt::format("  busiest thread {:.0f} %", p.busiest_thread_pct);
+    }
+    out += "\n";
   }
   return out;
 }
