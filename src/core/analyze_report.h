@@ -184,6 +184,9 @@ struct AnalyzeReport {
   bool complete = true;  // false: the recorder stopped without writing the end
   bool gpm = false;      // SM activity (GPM) was available
   std::vector<std::string> warnings;
+  // The series that no sample of the recording holds ("throttle_reasons", "disk", "host_cpu",
+  // "power", "pcie_bytes" …, ids as in docs/analyze.md): shown as "not recorded", never as 0.
+  std::vector<std::string> not_recorded;
   // Faults of the recorder, by time: reported before everything else, since the figures after a
   // lost GPU or a hung NVML call miss that GPU (or every GPU).
   std::vector<AnalyzeEvent> faults;

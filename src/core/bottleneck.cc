@@ -70,7 +70,10 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "The GPU is doing the work and nothing upstream waits: the job is limited by the GPU itself, "
      "which is where it should be. A counter-mode trace says so when most of the kernels' "
      "roofline time lies above the ridge point.",
-     "Recording: GPU activity >= 50 % with none of throttled, transfer_bound or memory_bound. "
+     "Recording: GPU activity >= 50 % with none of stalled, throttled, transfer_bound or "
+     "memory_bound, and evidence that nothing upstream held it back: host figures, GPM SM "
+     "activity or board power >= 60 % of the limit (GPU-Util alone: busy >= 90 %, confidence "
+     "low). "
      "Trace: no bottleneck threshold crossed (compute share of span >= 60 % for confidence above "
      "low); counter mode: >= 50 % of roofline time in kernels above the ridge point.",
      "The GPU itself is the limit, which is where it should be: lower precision on tensor cores, "
@@ -196,10 +199,12 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "service, or has finished its work."},
     {B::kIdle, S::kNoHostData, "idle/no_host_data", "analyze", kInfo, 7,
      "Starved GPU, cause not recorded",
-     "The GPU is starved but the recording holds GPU figures only (an import of nvidia-smi logs): "
+     "The GPU idles part of the time but the recording holds GPU figures only (an import of "
+     "nvidia-smi logs): "
      "the starvation is visible, its cause is not.",
-     "GPU activity < 50 % and no host CPU, iowait or workload figures in the window; confidence "
-     "low.",
+     "No host CPU, iowait or workload figures in the window and GPU activity < 50 %, or busy < "
+     "90 % with neither GPM nor board power >= 60 % of the limit showing it saturated; "
+     "confidence low.",
      "Record the job with `gpuvet record` (host CPU, iowait, threads, reads) to see what the GPU "
      "waits on; GPU figures alone show the starvation, not its cause."},
     {B::kInsufficientData, S::kNone, "insufficient_data", "trace", kUnknown, 7,
@@ -219,7 +224,9 @@ constexpr BottleneckInfo kBottlenecks[] = {
      6, "GPU nominally busy, SMs idle",
      "Kernels are resident (GPU-Util high) while the SMs stay mostly idle: tiny kernels or "
      "per-step synchronisation keep the GPU nominally busy.",
-     "GPM only: GPU-Util >= 80 % while SM activity < 50 %.", kLaunchDecision},
+     "GPM: GPU-Util >= 80 % while SM activity < 50 %. Without GPM: GPU-Util >= 80 % while board "
+     "power < 35 % of its limit (GPU-Util overstates the load; confidence low).",
+     kLaunchDecision},
     {B::kMemoryBound, S::kNone, "memory_bound", "analyze, trace", kWarn, 4,
      "Bound by memory bandwidth",
      "Kernels are limited by device memory bandwidth rather than arithmetic.",
@@ -304,6 +311,18 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "As periodic_stall, with disk writes during the stalls >= 1 MB/s and >= 3x the rate outside "
      "them.",
      kPeriodicDecision},
+    {B::kStalled, S::kNone, "stalled", "analyze", kFail, 1,
+     "GPU pinned busy, nothing moving",
+     "A kernel or collective is not progressing: GPU-Util stays pinned high while the board draws "
+     "near-idle power and no memory or link traffic moves. The typical shape of a hung NCCL "
+     "collective (a rank that never joined it, a deadlock) or a kernel spinning on a flag. No "
+     "speedup or faster GPU applies to it.",
+     "GPU-Util >= 80 % while board power <= 25 % of its limit, memory utilisation and GPM DRAM "
+     "bandwidth <= 2 %, PCIe <= 1 % of the link and NVLink <= 100 MB/s per GPU where recorded, "
+     "for >= 120 s. Needs power readings and the power limit.",
+     "A kernel or collective is not progressing: dump the stacks (py-spy dump --pid, the "
+     "torch.distributed flight recorder with TORCH_NCCL_TRACE_BUFFER_SIZE, NCCL_DEBUG=INFO) and "
+     "find the rank that is not in the collective; a faster GPU would not help."},
     {B::kStartup, S::kNone, "startup", "trace", kInfo, 7, "Start-up, not steady state",
      "The traced window is dominated by one-time work: stream, event and module creation, "
      "allocations, NCCL set-up, first launches that load code, CUDA-graph capture. It says how "

@@ -34,6 +34,7 @@ enum class Bottleneck {
   kUnsupportedDevice,  // "unsupported_device"
   kNoGpuActivity,      // "no_gpu_activity"
   kGpuImbalance,       // "gpu_imbalance": one GPU of the node unlike the others
+  kStalled,            // "stalled": GPU-Util pinned while nothing moves (a hung kernel/collective)
   kCount,              // not a label: the number of labels; append new labels above it
 };
 inline constexpr int kBottleneckCount = static_cast<int>(Bottleneck::kCount);

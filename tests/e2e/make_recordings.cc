@@ -295,6 +295,73 @@ Recording NfsCheckpointStalls(bool nfs_events) {
   return rec;
 }
 
+// --- Issue 27: a hung job, GPU-only logs judged from what they hold.
+
+// Eight H100s (700 W limit) training for 10 minutes, then a collective that never completes:
+// every GPU at 100 % GPU-Util, 77 W (11 % of the limit), memory utilisation 0, no PCIe or NVLink
+// traffic, for 10 minutes. With `idle_gpu` >= 0 that GPU is not spinning in the hang (its rank
+// never joined the collective): 0 % GPU-Util at 70 W.
+Recording StuckCollective(int idle_gpu) {
+  RecordingBuilder b(8, "NVIDIA H100 80GB HBM3");
+  for (gpuvet::RecordedGpu& g : b.meta().gpus) g.power_limit_w = 700;
+  return b
+      .Add(600,
+           [](Sample& s, int i) {
+             for (gpuvet::GpuSample& g : s.gpus) {
+               g.util_pct = 97 + (g.gpu + i) % 3;
+               g.power_w = 560 + 5 * ((g.gpu + i) % 7);
+               g.mem_util_pct = 44 + (i % 4);
+               g.nvlink_tx_bytes_per_s = g.nvlink_rx_bytes_per_s = 38e9;
+             }
+           })
+      .Add(600,
+           [idle_gpu](Sample& s, int) {
+             for (gpuvet::GpuSample& g : s.gpus) {
+               g.util_pct = 100;
+               g.power_w = 77;
+               g.mem_util_pct = 0;
+               g.pcie_tx_bytes_per_s = g.pcie_rx_bytes_per_s = 0.02e6;
+               g.nvlink_tx_bytes_per_s = g.nvlink_rx_bytes_per_s = 0;
+               if (g.gpu == idle_gpu) g.util_pct = 0, g.power_w = 70, g.processes.clear();
+             }
+             s.processes[0].cpu_pct = 800;  // each rank's host thread spins in the wait
+             s.processes[0].read_syscalls_per_s = 0, s.processes[0].rchar_per_s = 0;
+           })
+      .Build();
+}
+
+// An nvidia-smi log (GPU figures only, no host data) of an A100 (400 W) busy `busy_pct` % of the
+// samples, in an irregular pattern (no feeding cycle): 100 % GPU-Util at 300 W when busy, 0 %
+// at 60 W when not. With GPM, an H100 import whose SM activity and power show it saturated.
+Recording GpuOnly(int busy_pct, bool gpm) {
+  RecordingBuilder b(1, gpm ? "NVIDIA H100 80GB HBM3" : "NVIDIA A100-SXM4-80GB");
+  b.meta().producer = "gpuvet import nvidia-smi-csv (synthetic)";
+  b.meta().command.clear();
+  b.meta().target_pid = 0;
+  if (gpm) b.meta().gpus[0].power_limit_w = 700;
+  return b
+      .Add(900,
+           [busy_pct, gpm](Sample& s, int i) {
+             s.host = gpuvet::HostSample{};
+             s.processes.clear();
+             s.workload = gpuvet::WorkloadSample{};
+             gpuvet::GpuSample& g = s.gpus[0];
+             g.processes.clear();
+             g.clock_event_reasons.reset();
+             g.pcie_tx_bytes_per_s.reset(), g.pcie_rx_bytes_per_s.reset();
+             const bool busy = (static_cast<unsigned>(i) * 2654435761u >> 7) % 100 <
+                               static_cast<unsigned>(busy_pct);
+             g.util_pct = busy ? 100 : 0;
+             g.power_w = busy ? 300 : 60;
+             g.mem_util_pct = busy ? 38 : 0;
+             if (gpm) {
+               g.util_pct = 99, g.sm_active_pct = 86 + i % 4, g.tensor_active_pct = 61;
+               g.dram_bw_util_pct = 41, g.power_w = 640;
+             }
+           })
+      .Build();
+}
+
 const std::map<std::string, std::function<Recording()>> kScenarios = {
     {"host-cpu-feeder", HostCpuFeeder},
     {"forecast-with-trace", HostCpuFeeder},  // the same recording, refined by a trace
@@ -313,6 +380,13 @@ const std::map<std::string, std::function<Recording()>> kScenarios = {
     {"one-gpu-straggler", OneGpuStraggler},
     {"nfs-checkpoint-stalls", [] { return NfsCheckpointStalls(true); }},
     {"checkpoint-stalls-no-kernel-events", [] { return NfsCheckpointStalls(false); }},
+    {"stuck-collective", [] { return StuckCollective(-1); }},
+    {"stuck-collective-one-idle", [] { return StuckCollective(3); }},
+    {"stuck-collective-target", [] { return StuckCollective(-1); }},
+    {"gpu-only-busy-30", [] { return GpuOnly(30, false); }},
+    {"gpu-only-busy-58", [] { return GpuOnly(58, false); }},
+    {"gpu-only-busy-95", [] { return GpuOnly(95, false); }},
+    {"gpu-only-saturated-gpm", [] { return GpuOnly(100, true); }},
 };
 
 }  // namespace

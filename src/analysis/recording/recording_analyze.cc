@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -412,6 +414,138 @@ std::string FaultDecision(const std::vector<AnalyzeEvent>& faults) {
   return "";
 }
 
+// The series a recording can hold, each with the test of one sample: the report lists those no
+// sample holds (AnalyzeReport::not_recorded).
+struct SeriesPresence {
+  const char* id;
+  bool (*in)(const Sample& s);
+};
+
+template <typename F>
+bool AnyGpu(const Sample& s, F f) {
+  return std::any_of(s.gpus.begin(), s.gpus.end(), f);
+}
+
+constexpr SeriesPresence kSeries[] = {
+    {"gpu_util",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.util_pct.has_value(); });
+     }},
+    {"sm_active",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.sm_active_pct.has_value(); });
+     }},
+    {"mem_util",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.mem_util_pct.has_value(); });
+     }},
+    {"power",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.power_w.has_value(); });
+     }},
+    {"throttle_reasons",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.clock_event_reasons.has_value(); });
+     }},
+    {"sm_clock",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.sm_clock_mhz.has_value(); });
+     }},
+    {"temperature",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.temperature_c.has_value(); });
+     }},
+    {"memory_used",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) { return g.memory_used_bytes.has_value(); });
+     }},
+    {"pcie_bytes",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) {
+         return g.pcie_tx_bytes_per_s || g.pcie_rx_bytes_per_s || g.gpm_pcie_tx_bytes_per_s ||
+                g.gpm_pcie_rx_bytes_per_s;
+       });
+     }},
+    {"nvlink_bytes",
+     [](const Sample& s) {
+       return AnyGpu(s, [](const GpuSample& g) {
+         return g.nvlink_tx_bytes_per_s || g.nvlink_rx_bytes_per_s;
+       });
+     }},
+    {"host_cpu", [](const Sample& s) { return s.host.cpu_user_pct || s.host.cpu_system_pct; }},
+    {"iowait", [](const Sample& s) { return s.host.cpu_iowait_pct.has_value(); }},
+    {"disk", [](const Sample& s) { return !s.host.disks.empty(); }},
+    {"network", [](const Sample& s) { return !s.host.nets.empty(); }},
+    {"rdma", [](const Sample& s) { return !s.host.ib_ports.empty(); }},
+    {"workload_processes", [](const Sample& s) { return !s.processes.empty(); }},
+};
+constexpr size_t kSeriesCount = std::size(kSeries);
+
+// While most recorded GPUs show the stalled shape in a sample (GPU-Util pinned, power near idle),
+// the time each GPU is not spinning with them: idle (below the imbalance idle threshold) or gone
+// from the sample. Streams: O(GPUs), not O(samples).
+struct StallWatch {
+  double stall_s = 0;
+  std::map<int, double> not_spinning_s;
+  void Add(const RecordingMeta& meta, const Sample& s, const AnalyzeThresholds& th) {
+    int pinned = 0;
+    std::map<int, const GpuSample*> by;
+    for (const GpuSample& g : s.gpus) by[g.gpu] = &g;
+    for (const RecordedGpu& rg : meta.gpus) {
+      auto it = by.find(rg.index);
+      if (it == by.end() || !rg.power_limit_w || *rg.power_limit_w <= 0) continue;
+      const GpuSample& g = *it->second;
+      if (g.util_pct && *g.util_pct >= th.stalled_util_pct && g.power_w &&
+          100.0 * *g.power_w / *rg.power_limit_w <= th.stalled_power_pct) {
+        ++pinned;
+      }
+    }
+    if (pinned < 2 || 2 * pinned < static_cast<int>(meta.gpus.size())) return;
+    const double dt = s.interval_s > 0 ? s.interval_s : meta.interval_s;
+    stall_s += dt;
+    for (const RecordedGpu& rg : meta.gpus) {
+      auto it = by.find(rg.index);
+      const bool gone = it == by.end() || !it->second->util_pct;
+      if (gone || *it->second->util_pct < th.imbalance_idle_pct) not_spinning_s[rg.index] += dt;
+    }
+  }
+};
+
+// When the GPUs stall and one recorded GPU is not spinning with them (idle or gone for at least
+// half the stalled samples, and it alone: fewer than a quarter of the GPUs), or a gpu_lost fault
+// names one, that GPU's rank is the likely one missing from the collective: named in the stalled
+// labels' reason, evidence and decision.
+void NameStallCulprit(const AnalyzeReport& r, const StallWatch& watch, size_t gpus,
+                      std::vector<BottleneckLabel>& labels) {
+  std::string culprit, why;
+  std::vector<int> odd;
+  for (const auto& [g, secs] : watch.not_spinning_s) {
+    if (watch.stall_s > 0 && 2 * secs >= watch.stall_s) odd.push_back(g);
+  }
+  if (!odd.empty() && odd.size() * 4 < std::max<size_t>(gpus, 4)) {
+    culprit = fmt::format("gpu{}", odd.front());
+    why = fmt::format("idle or gone {:.0f} s of the {:.0f} s the others spin",
+                      watch.not_spinning_s.at(odd.front()), watch.stall_s);
+  }
+  for (const AnalyzeEvent& f : r.faults) {
+    if (culprit.empty() && f.kind == "gpu_lost") {
+      culprit = f.subject;
+      why = fmt::format("lost at {} s into the run", static_cast<long>(f.t));
+    }
+  }
+  if (culprit.empty()) return;
+  for (BottleneckLabel& l : labels) {
+    if (l.label != Bottleneck::kStalled) continue;
+    l.reason += fmt::format(
+        "; {} is not spinning with the others ({}): its rank is the likely one missing from the "
+        "collective",
+        culprit, why);
+    l.evidence.push_back({"likely_culprit", culprit, why});
+    l.decision =
+        fmt::format("Start with {}: check the process of that rank first. ", culprit) + l.decision;
+  }
+}
+
 }  // namespace
 
 struct RecordingAnalysis::State {
@@ -428,6 +562,8 @@ struct RecordingAnalysis::State {
   std::vector<int> gpus;
   TimeOrder order;
   size_t samples = 0;
+  std::array<bool, kSeriesCount> present{};  // kSeries seen in some sample
+  StallWatch stall_watch;
 
   State(const RecordingMeta& m, const AnalyzeOptions& o, size_t n)
       : meta(m),
@@ -469,6 +605,10 @@ void RecordingAnalysis::Add(const Sample& s) {
   st.energy->Add(s);
   st.order.Add(s.t);
   ++st.samples;
+  for (size_t i = 0; i < kSeriesCount; ++i) {
+    if (!st.present[i]) st.present[i] = kSeries[i].in(s);
+  }
+  st.stall_watch.Add(st.meta, s, st.options.thresholds);
 }
 
 AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& events,
@@ -491,6 +631,9 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   r.complete = m.end_unix_s.has_value();
   r.warnings = input_warnings;
   Warnings(m, st.samples, st.order, r);
+  for (size_t i = 0; i < kSeriesCount; ++i) {
+    if (st.samples > 0 && !st.present[i]) r.not_recorded.push_back(kSeries[i].id);
+  }
 
   RecordingSignals sig = st.signals->Finish();
   if (sig.step > 1) {
@@ -555,6 +698,11 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   r.memory = st.memory.Result();
   if (!r.memory.empty()) r.labels.push_back(LeakLabel(r.memory, total, th));
   r.throttle = st.throttle->Result();
+  // No slowdown reasons in the file: no per-GPU shares (0 % would read as "not throttled").
+  if (std::find(r.not_recorded.begin(), r.not_recorded.end(), "throttle_reasons") !=
+      r.not_recorded.end()) {
+    r.throttle.clear();
+  }
   bool phase_throttled =
       std::any_of(r.labels.begin(), r.labels.end(),
                   [](const BottleneckLabel& l) { return l.label == Bottleneck::kThrottled; });
@@ -565,6 +713,13 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   std::stable_sort(
       r.labels.begin(), r.labels.end(),
       [](const BottleneckLabel& a, const BottleneckLabel& b) { return a.share_pct > b.share_pct; });
+  NameStallCulprit(r, st.stall_watch, m.gpus.size(), r.labels);
+  for (AnalyzePhase& p : r.phases) {
+    if (p.label.label != Bottleneck::kStalled) continue;
+    std::vector<BottleneckLabel> one = {p.label};
+    NameStallCulprit(r, st.stall_watch, m.gpus.size(), one);
+    p.label = one.front();
+  }
 
   // The verdict: a CPU fallback; else the waiting label (a phase bottleneck, periodic stalls,
   // run-level throttling that costs clock) with the largest share of wall time, when it covers
@@ -572,6 +727,10 @@ AnalyzeReport RecordingAnalysis::Finish(const std::vector<RecordingEvent>& event
   const BottleneckLabel* v = nullptr;
   for (const BottleneckLabel& l : r.labels) {
     if (l.label == Bottleneck::kCpuFallback) v = &l;
+  }
+  // A hang outranks every slowness: nothing else matters while the job does not progress.
+  for (const BottleneckLabel& l : r.labels) {
+    if (!v && l.label == Bottleneck::kStalled && l.share_pct >= th.verdict_min_share_pct) v = &l;
   }
   for (const BottleneckLabel& l : r.labels) {  // sorted by share: the first that qualifies wins
     if (v) break;
@@ -643,6 +802,11 @@ LiveVerdict VerdictForWindow(const RecordingMeta& meta, const std::vector<Sample
   rec.meta = meta;
   rec.samples = recent;
   RecordingSignals sig = ComputeSignals(rec, th);
+  // Live, the stalled shape counts once it fills the whole live window of at least 5 samples
+  // (watch: 30 s, the record status line: 10 samples); the reason says for how long.
+  double window_s = 0;
+  for (const SampleSignals& x : sig.samples) window_s += x.dt;
+  if (sig.samples.size() >= 5) th.stalled_min_s = std::min(th.stalled_min_s, window_s * 0.99);
   BottleneckLabel l = LabelWindow(sig, 0, sig.samples.size(), meta, th, IsCpuFallback(sig, th));
   return {l.label, l.detail, l.reason, l.decision};
 }

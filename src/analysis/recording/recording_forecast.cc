@@ -116,9 +116,15 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
     double longest = 0;
   };
   std::map<std::string_view, LabelTime> label_secs;  // by name: ties go alphabetically
+  double stalled = 0;
   for (const AnalyzePhase& p : phases) {
     double s = p.end_s - p.start_s;
     if (s <= 0) continue;
+    // A stalled phase does not progress on any GPU: it is left out of the budget, never scaled.
+    if (p.label.label == Bottleneck::kStalled) {
+      stalled += s;
+      continue;
+    }
     total += s;
     LabelTime& lt = label_secs[BottleneckName(p.label.label)];
     lt.label = p.label.label;
@@ -171,6 +177,25 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
     }
   }
 
+  if (stalled > 0) {
+    notes.push_back(fmt::format(
+        "{:.0f} s of stalled time (a kernel or collective not progressing) left out: no GPU "
+        "speeds up a job that does not progress",
+        stalled));
+  }
+  if (total <= 0 && stalled > 0) {
+    UpgradeForecast f;
+    f.target = std::string(to->key);
+    f.current = current ? current->name : "unknown GPU";
+    f.summary = fmt::format(
+        "no forecast: the recording is stalled throughout (a kernel or collective not "
+        "progressing); a move to {} would not make it progress",
+        to->key);
+    f.first_change = std::string(DecisionFor(Bottleneck::kStalled));
+    f.notes = notes;
+    return f;
+  }
+
   std::vector<BudgetPart> budget;
   auto add = [&budget](std::string id, ForecastGovernor g, double s, std::string note,
                        MathPrecision prec = MathPrecision::kUnknown) {
@@ -209,6 +234,10 @@ std::optional<UpgradeForecast> ForecastUpgrade(const std::vector<AnalyzePhase>& 
                             f.target);
   }
   f.notes = notes;
+  if (stalled > 0) {
+    f.summary = fmt::format("healthy phases only ({:.0f} s; the {:.0f} s stalled are left out): {}",
+                            total, stalled, f.summary);
+  }
   if (!f.computed) return f;
 
   // Evidence: what the counters said about the busy time.

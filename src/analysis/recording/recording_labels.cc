@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "analysis/recording/recording_window_detectors.h"
 #include "core/bottleneck.h"
@@ -26,6 +27,23 @@ std::string Confidence(const WindowStats& w, double margin, bool needs_activity,
   return c;
 }
 
+// Which of the signals a window label reads were recorded in the window, and which were not: the
+// `judged_from` evidence row every label carries.
+Evidence JudgedFrom(const WindowStats& w) {
+  const std::pair<const char*, double> signals[] = {
+      {"gpu_util", w.util},       {"sm_active", w.sm_active}, {"mem_util", w.mem_util},
+      {"dram_bw", w.dram},        {"power", w.power_pct},     {"pcie", w.pcie},
+      {"nvlink", w.nvlink_bps},   {"host_cpu", w.cpu_busy},   {"iowait", w.iowait},
+      {"workload_cpu", w.wl_cpu}, {"disk", w.disk_busy},      {"rdma", w.net_link}};
+  std::string from, missing;
+  for (const auto& [name, v] : signals) {
+    std::string& into = Has(v) ? from : missing;
+    into += (into.empty() ? "" : ", ") + std::string(name);
+  }
+  return {"judged_from", from.empty() ? "nothing recorded" : from,
+          missing.empty() ? "" : "not recorded: " + missing};
+}
+
 }  // namespace
 
 WindowStats StatsOf(const RecordingSignals& sig, size_t begin, size_t end,
@@ -44,6 +62,8 @@ WindowStats StatsOf(const RecordingSignals& sig, size_t begin, size_t end,
   w.dram = MeanOf(v, begin, end, &SampleSignals::dram_bw);
   w.mem_util = MeanOf(v, begin, end, &SampleSignals::mem_util);
   w.pcie = MeanOf(v, begin, end, &SampleSignals::pcie_link_pct);
+  w.power_pct = MeanOf(v, begin, end, &SampleSignals::power_pct);
+  w.nvlink_bps = MeanOf(v, begin, end, &SampleSignals::nvlink_bps);
   w.cpu_busy = MeanOf(v, begin, end, &SampleSignals::cpu_busy);
   w.iowait = MeanOf(v, begin, end, &SampleSignals::iowait);
   w.psi_io = MeanOf(v, begin, end, &SampleSignals::psi_io);
@@ -138,6 +158,7 @@ BottleneckLabel LabelWindow(const RecordingSignals& sig, size_t begin, size_t en
     out.detail = c->detail;
     out.reason = std::move(c->reason);
     out.evidence = std::move(c->evidence);
+    out.evidence.push_back(JudgedFrom(w));
     out.confidence = !c->fixed_confidence.empty() ? c->fixed_confidence
                                                   : Confidence(w, c->margin, c->needs_activity, th);
     if (c->cap_medium && out.confidence == "high") out.confidence = "medium";

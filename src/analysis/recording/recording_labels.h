@@ -20,7 +20,9 @@ struct WindowStats {
   double seconds = 0;
   double activity = 0, util = 0, sm_active = 0, occupancy = 0, tensor = 0, dram = 0, mem_util = 0,
          pcie = 0;
-  bool gpm = false;  // activity is SM activity
+  double power_pct = 0;   // mean board power as a share of the power limit; NaN unknown
+  double nvlink_bps = 0;  // mean NVLink TX + RX per GPU; NaN when not recorded
+  bool gpm = false;       // activity is SM activity
   double cpu_busy = 0, iowait = 0, psi_io = 0, psi_cpu = 0, disk_busy = 0, pegged_cores = 0;
   double busiest_thread = 0, wl_cpu = 0, cgroup_throttled = 0;
   double rchar = 0, read_syscalls = 0, opens = 0;

@@ -77,6 +77,33 @@ struct AnalyzeThresholds {
   double small_read_bytes = 64 * 1024;
   double opens_per_s = 50;
   double read_syscalls_per_s = 500;
+  // stalled (a hung kernel or collective): GPU-Util at or above stalled_util_pct while board
+  // power stays at or below stalled_power_pct of the power limit and memory activity is ~0
+  // (NVML memory utilisation and GPM DRAM bandwidth at or below stalled_mem_pct; PCIe at or below
+  // stalled_pcie_pct of the link, NVLink at or below stalled_nvlink_bytes_per_s per GPU, where
+  // recorded), for at least stalled_min_s. A kernel that spins on a flag (an NCCL collective
+  // waiting for a rank that never arrives) keeps GPU-Util at 100 % while the SMs only poll: an
+  // idle H100 draws ~10 % of its limit, a spinning one 10-20 %, and real work at 100 % GPU-Util
+  // draws well above a quarter. 120 s: two minimum phases, longer than any step, checkpoint or
+  // evaluation pause of a healthy job that keeps GPU-Util pinned, and well inside the 10-minute
+  // default NCCL watchdog timeout of torch.distributed, so the hang is named before the watchdog
+  // kills the job. Without power readings (or a power limit) the label is not given.
+  double stalled_util_pct = 80;
+  double stalled_power_pct = 25;
+  double stalled_mem_pct = 2;
+  double stalled_pcie_pct = 1;
+  double stalled_nvlink_bytes_per_s = 100e6;
+  double stalled_min_s = 120;
+  // compute_bound needs evidence that nothing upstream held the GPU back: host figures in the
+  // window, GPM SM activity, or board power at or above power_saturated_pct of the limit (the
+  // GPU draws what full work draws). Without any of them a window busy less than
+  // no_host_busy_pct of the time is idle/no_host_data: GPU-Util alone cannot say why it idles
+  // the rest. With power recorded below power_overstated_pct of the limit while GPU-Util is
+  // high, GPU-Util overstates the load (a busy GPU at under a third of its power is not
+  // saturated).
+  double power_saturated_pct = 60;
+  double power_overstated_pct = 35;
+  double no_host_busy_pct = 90;
   // Change points: a phase lasts at least min_phase_s and min_phase_samples; a split needs a
   // mean shift of at least min_shift_pct in some signal. Short dips stay inside a phase; the
   // periodic-stall detector looks at those.

@@ -11,17 +11,21 @@ namespace gpuvet {
 
 namespace {
 
-constexpr int kDims = 6;
+constexpr int kDims = 8;
 using Vec = std::array<double, kDims>;
 
 // The signals change points look at, scaled to about 0–1. iowait counts double: 20 % iowait is as
-// telling as a 40-point swing of GPU activity.
+// telling as a 40-point swing of GPU activity. Board power (share of the limit) and memory
+// activity (GPM DRAM bandwidth, else NVML memory utilisation) split a job whose GPU-Util stays
+// pinned while the work stops: healthy minutes, then a hang, are two phases.
 Vec Features(const SampleSignals& s) {
   auto f = [](double v, double scale) {
     return std::isfinite(v) ? std::clamp(v * scale / 100.0, 0.0, 1.5) : NAN;
   };
-  return {f(s.activity, 1),       f(s.cpu_busy, 1),  f(s.iowait, 2),
-          f(s.busiest_thread, 1), f(s.disk_busy, 1), f(s.pcie_link_pct, 1)};
+  return {f(s.activity, 1),  f(s.cpu_busy, 1),
+          f(s.iowait, 2),    f(s.busiest_thread, 1),
+          f(s.disk_busy, 1), f(s.pcie_link_pct, 1),
+          f(s.power_pct, 1), f(std::isfinite(s.dram_bw) ? s.dram_bw : s.mem_util, 1)};
 }
 
 struct Prefix {

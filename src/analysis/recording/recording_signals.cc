@@ -32,6 +32,7 @@ std::vector<GpuFacts> Facts(const RecordingMeta& meta) {
     }
     f.link_bps = PcieLinkGbps(gen, width) * 1e9;
     f.sm_clock_max = g.sm_clock_max_mhz.value_or(0);
+    f.power_limit_w = g.power_limit_w.value_or(0);
   }
   return out;
 }
@@ -59,7 +60,7 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
   SampleSignals x;
   x.t = s.t;
   x.dt = s.interval_s > 0 ? s.interval_s : 0;
-  Mean util, sm, occupancy, tensor, dram, mem, loss, power;
+  Mean util, sm, occupancy, tensor, dram, mem, loss, power, power_pct, nvlink;
   double link_pct = kNaN;
   bool all_gpm = true;
   int judged_seen = 0;
@@ -75,6 +76,11 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
     power.Add(g.power_w);
     if (!g.sm_active_pct) all_gpm = false;
     const GpuFacts* f = static_cast<size_t>(g.gpu) < facts.size() ? &facts[g.gpu] : nullptr;
+    if (f && f->power_limit_w > 0 && g.power_w)
+      power_pct.Add(100.0 * *g.power_w / f->power_limit_w);
+    if (g.nvlink_tx_bytes_per_s || g.nvlink_rx_bytes_per_s) {
+      nvlink.Add(g.nvlink_tx_bytes_per_s.value_or(0) + g.nvlink_rx_bytes_per_s.value_or(0));
+    }
     std::optional<double> tx =
         g.pcie_tx_bytes_per_s ? g.pcie_tx_bytes_per_s : g.gpm_pcie_tx_bytes_per_s;
     std::optional<double> rx =
@@ -104,6 +110,8 @@ SampleSignals Reduce(const Sample& s, const std::vector<GpuFacts>& facts,
   x.dram_bw = dram.Get();
   x.mem_util = mem.Get();
   x.power_w = power.Get();
+  x.power_pct = power_pct.Get();
+  x.nvlink_bps = nvlink.Get();
   x.pcie_link_pct = link_pct;
   x.sm_clock_loss = loss.Get();
   x.activity = judged_seen > 0 && all_gpm ? x.sm_active : x.util;
@@ -161,15 +169,16 @@ std::vector<char> Judged(const std::vector<int>& gpus) {
 
 // The figures merged as dt-weighted means when rows hold several samples.
 constexpr double SampleSignals::*kMeanFields[] = {
-    &SampleSignals::activity,         &SampleSignals::util,           &SampleSignals::sm_active,
-    &SampleSignals::sm_occupancy,     &SampleSignals::tensor_active,  &SampleSignals::dram_bw,
-    &SampleSignals::mem_util,         &SampleSignals::power_w,        &SampleSignals::pcie_link_pct,
-    &SampleSignals::sm_clock_loss,    &SampleSignals::cpu_busy,       &SampleSignals::iowait,
-    &SampleSignals::psi_io,           &SampleSignals::psi_cpu,        &SampleSignals::disk_busy,
-    &SampleSignals::disk_write_bps,   &SampleSignals::max_core,       &SampleSignals::mem_available,
-    &SampleSignals::wl_cpu,           &SampleSignals::busiest_thread, &SampleSignals::wl_rchar_bps,
-    &SampleSignals::wl_read_syscalls, &SampleSignals::wl_opens,       &SampleSignals::wl_read_bps,
-    &SampleSignals::cgroup_throttled, &SampleSignals::net_link_pct,   &SampleSignals::net_cnp_per_s,
+    &SampleSignals::activity,       &SampleSignals::util,          &SampleSignals::sm_active,
+    &SampleSignals::sm_occupancy,   &SampleSignals::tensor_active, &SampleSignals::dram_bw,
+    &SampleSignals::mem_util,       &SampleSignals::power_w,       &SampleSignals::power_pct,
+    &SampleSignals::nvlink_bps,     &SampleSignals::pcie_link_pct, &SampleSignals::sm_clock_loss,
+    &SampleSignals::cpu_busy,       &SampleSignals::iowait,        &SampleSignals::psi_io,
+    &SampleSignals::psi_cpu,        &SampleSignals::disk_busy,     &SampleSignals::disk_write_bps,
+    &SampleSignals::max_core,       &SampleSignals::mem_available, &SampleSignals::wl_cpu,
+    &SampleSignals::busiest_thread, &SampleSignals::wl_rchar_bps,  &SampleSignals::wl_read_syscalls,
+    &SampleSignals::wl_opens,       &SampleSignals::wl_read_bps,   &SampleSignals::cgroup_throttled,
+    &SampleSignals::net_link_pct,   &SampleSignals::net_cnp_per_s,
 };
 
 SampleSignals Merge(const std::vector<SampleSignals>& v) {

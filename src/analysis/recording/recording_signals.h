@@ -27,6 +27,8 @@ struct SampleSignals {
   double dram_bw = 0;
   double mem_util = 0;
   double power_w = 0;        // mean board power over the GPUs that report it; NaN none
+  double power_pct = 0;      // mean board power / power limit, percent; NaN without both
+  double nvlink_bps = 0;     // mean NVLink TX + RX per GPU, bytes/s; NaN when not recorded
   double pcie_link_pct = 0;  // max over GPUs of (TX + RX) / link theoretical
   double sm_clock_loss = 0;  // mean of 1 − clock / max over busy GPUs, percent; NaN unknown
   bool throttle_power = false, throttle_thermal = false, throttle_hw = false;
@@ -74,6 +76,7 @@ namespace recording_signals_internal {
 struct GpuFacts {
   double link_bps = 0;  // one direction, bytes/s; 0 unknown
   double sm_clock_max = 0;
+  double power_limit_w = 0;  // 0 unknown
 };
 }  // namespace recording_signals_internal
 

@@ -93,10 +93,28 @@ std::vector<Evidence> NothingWaitsEvidence(const WindowContext& c) {
           SawtoothEvidence(c)};
 }
 
+// Host or workload figures in the window (a `gpuvet record`, not a GPU-only import).
+bool HostData(const WindowStats& w) { return Has(w.cpu_busy) || Has(w.iowait) || Has(w.wl_cpu); }
+
+// The GPU's own figures show it saturated: SM activity (GPM) is the activity, or the board draws
+// at least power_saturated_pct of its limit.
+bool Saturated(const WindowContext& c) {
+  return c.w.gpm || (Has(c.w.power_pct) && c.w.power_pct >= c.th.power_saturated_pct);
+}
+
+Evidence PowerEvidence(const WindowStats& w, std::string threshold) {
+  return {"power_share_of_limit", Has(w.power_pct) ? P(w.power_pct) : "not recorded",
+          std::move(threshold)};
+}
+
+// Each figure as read, or "not recorded".
+std::string Rec(double v, const std::string& text) { return Has(v) ? text : "not recorded"; }
+
 constexpr NamedWindowDetector kWindowDetectors[] = {
     {"DetectCpuFallback", DetectCpuFallback},
     {"DetectFallbackIdle", DetectFallbackIdle},
     {"DetectNoActivityReadings", DetectNoActivityReadings},
+    {"DetectStalled", DetectStalled},
     {"DetectBusyNotProductive", DetectBusyNotProductive},
     {"DetectHostIoBound", DetectHostIoBound},
     {"DetectHostCpuBound", DetectHostCpuBound},
@@ -105,9 +123,11 @@ constexpr NamedWindowDetector kWindowDetectors[] = {
     {"DetectNoHostData", DetectNoHostData},
     {"DetectIdle", DetectIdle},
     {"DetectNotLimited", DetectNotLimited},
+    {"DetectUtilOverstated", DetectUtilOverstated},
     {"DetectThrottled", DetectThrottled},
     {"DetectBusyTransfer", DetectBusyTransfer},
     {"DetectMemoryBound", DetectMemoryBound},
+    {"DetectBusyNoHostData", DetectBusyNoHostData},
     {"DetectComputeBound", DetectComputeBound},
 };
 
@@ -145,6 +165,40 @@ std::optional<WindowCause> DetectNoActivityReadings(const WindowContext& c) {
   out.label = Bottleneck::kNone;
   out.reason = "no GPU activity readings in this window";
   out.fixed_confidence = "low";
+  return out;
+}
+
+std::optional<WindowCause> DetectStalled(const WindowContext& c) {
+  const WindowStats& w = c.w;
+  const AnalyzeThresholds& th = c.th;
+  // A pinned GPU-Util with near-idle power and nothing moving in memory or over the links: the
+  // SMs poll, they do not work. Power and at least one memory figure must have been recorded.
+  if (!Has(w.util) || w.util < th.stalled_util_pct) return std::nullopt;
+  if (!Has(w.power_pct) || w.power_pct > th.stalled_power_pct) return std::nullopt;
+  if (!Has(w.mem_util) && !Has(w.dram)) return std::nullopt;
+  if (Has(w.mem_util) && w.mem_util > th.stalled_mem_pct) return std::nullopt;
+  if (Has(w.dram) && w.dram > th.stalled_mem_pct) return std::nullopt;
+  if (Has(w.pcie) && w.pcie > th.stalled_pcie_pct) return std::nullopt;
+  if (Has(w.nvlink_bps) && w.nvlink_bps > th.stalled_nvlink_bytes_per_s) return std::nullopt;
+  if (w.seconds < th.stalled_min_s) return std::nullopt;
+  WindowCause out;
+  out.label = Bottleneck::kStalled;
+  out.reason = fmt::format(
+      "GPU-Util {} for {:.0f} s while the board draws {} of its power limit and memory moves "
+      "nothing (memory utilisation {}, DRAM bandwidth {}): a kernel or collective is not "
+      "progressing",
+      P(w.util), w.seconds, P(w.power_pct), Rec(w.mem_util, P(w.mem_util)), Rec(w.dram, P(w.dram)));
+  out.evidence = {
+      {"gpu_util", P(w.util), Ge(th.stalled_util_pct)},
+      PowerEvidence(w, fmt::format("<= {:.1f} %", th.stalled_power_pct)),
+      {"mem_util", Rec(w.mem_util, P(w.mem_util)), fmt::format("<= {:.1f} %", th.stalled_mem_pct)},
+      {"dram_bw_util", Rec(w.dram, P(w.dram)), fmt::format("<= {:.1f} %", th.stalled_mem_pct)},
+      {"pcie_link_share", Rec(w.pcie, P(w.pcie)), fmt::format("<= {:.1f} %", th.stalled_pcie_pct)},
+      {"nvlink_per_gpu", Rec(w.nvlink_bps, fmt::format("{:.1f} MB/s", w.nvlink_bps / 1e6)),
+       fmt::format("<= {:.0f} MB/s", th.stalled_nvlink_bytes_per_s / 1e6)},
+      {"duration", fmt::format("{:.0f} s", w.seconds),
+       fmt::format(">= {:.0f} s", th.stalled_min_s)}};
+  out.margin = th.stalled_power_pct / std::max(w.power_pct, 1.0);
   return out;
 }
 
@@ -360,10 +414,13 @@ std::optional<WindowCause> DetectNoHostData(const WindowContext& c) {
   out.label = Bottleneck::kIdle;
   out.detail = Subcase::kNoHostData;
   out.reason = fmt::format(
-      "GPU activity {} but the recording holds no host or workload figures to "
-      "say what the GPU waits on",
-      P(w.activity));
-  out.evidence = {StarvedActivity(c)};
+      "GPU idle {} (GPU activity {}); the recording has no host data to say why: no host or "
+      "workload figures",
+      P(100 - w.activity), P(w.activity));
+  out.evidence = {StarvedActivity(c),
+                  {"host_cpu_busy", "not recorded", ""},
+                  {"iowait", "not recorded", ""},
+                  {"workload_cpu", "not recorded", ""}};
   out.fixed_confidence = "low";
   return out;
 }
@@ -401,6 +458,30 @@ std::optional<WindowCause> DetectNotLimited(const WindowContext& c) {
                             P(w.activity), P(w.cpu_busy), P(w.iowait), P(w.busiest_thread));
   out.evidence = NothingWaitsEvidence(c);
   out.margin = 1.5;
+  return out;
+}
+
+std::optional<WindowCause> DetectUtilOverstated(const WindowContext& c) {
+  const WindowStats& w = c.w;
+  const AnalyzeThresholds& th = c.th;
+  // Without GPM, GPU-Util counts the time any kernel was resident. Pinned high while the board
+  // draws a fraction of its limit, it overstates the load: the SMs are mostly not working.
+  if (!Busy(c) || w.gpm || !Has(w.util) || w.util < th.busy_util_pct || !Has(w.power_pct) ||
+      w.power_pct >= th.power_overstated_pct) {
+    return std::nullopt;
+  }
+  WindowCause out;
+  out.label = Bottleneck::kLaunchBound;
+  out.detail = Subcase::kBusyNotProductive;
+  out.reason = fmt::format(
+      "GPU-Util {} overstates the load: the board draws only {} of its power limit (no GPM "
+      "figures): tiny kernels or per-step synchronisation keep the GPU nominally busy",
+      P(w.util), P(w.power_pct));
+  out.evidence = {{"gpu_util", P(w.util), Ge(th.busy_util_pct)},
+                  PowerEvidence(w, Lt(th.power_overstated_pct)),
+                  {"sm_active", "not recorded (no GPM)", ""},
+                  {"mem_util", Rec(w.mem_util, P(w.mem_util)), ""}};
+  out.fixed_confidence = "low";
   return out;
 }
 
@@ -471,6 +552,31 @@ std::optional<WindowCause> DetectMemoryBound(const WindowContext& c) {
   return std::nullopt;
 }
 
+std::optional<WindowCause> DetectBusyNoHostData(const WindowContext& c) {
+  const WindowStats& w = c.w;
+  const AnalyzeThresholds& th = c.th;
+  // Busy part of the time with GPU figures only: nothing says the host did not hold the GPU
+  // back for the rest, so it is not called compute-bound.
+  if (!Busy(c) || HostData(w) || Saturated(c) || w.activity >= th.no_host_busy_pct) {
+    return std::nullopt;
+  }
+  WindowCause out;
+  out.label = Bottleneck::kIdle;
+  out.detail = Subcase::kNoHostData;
+  out.reason = fmt::format(
+      "GPU idle {} (GPU activity {}); the recording has no host data to say why, and neither "
+      "GPM nor board power ({}) shows the GPU saturated while busy",
+      P(100 - w.activity), P(w.activity), Rec(w.power_pct, P(w.power_pct) + " of its limit"));
+  out.evidence = {{"gpu_activity (" + Metric(w) + ")", P(w.activity),
+                   fmt::format("< {:.1f} % without host data", th.no_host_busy_pct)},
+                  PowerEvidence(w, Lt(th.power_saturated_pct)),
+                  {"host_cpu_busy", "not recorded", ""},
+                  {"iowait", "not recorded", ""},
+                  {"workload_cpu", "not recorded", ""}};
+  out.fixed_confidence = "low";
+  return out;
+}
+
 std::optional<WindowCause> DetectComputeBound(const WindowContext& c) {
   const WindowStats& w = c.w;
   const AnalyzeThresholds& th = c.th;
@@ -481,8 +587,27 @@ std::optional<WindowCause> DetectComputeBound(const WindowContext& c) {
   if (Has(w.tensor)) out.evidence.push_back({"tensor_active", P(w.tensor), ""});
   if (Has(w.dram)) out.evidence.push_back({"dram_bw_util", P(w.dram), Lt(th.dram_bw_pct)});
   if (Has(w.pcie)) out.evidence.push_back({"pcie_link_share", P(w.pcie), Lt(th.pcie_link_pct)});
-  out.reason =
-      fmt::format("the GPU is {} active ({}) and nothing upstream waits", P(w.activity), Metric(w));
+  const bool host = HostData(w), saturated = Saturated(c);
+  if (Has(w.power_pct)) {
+    out.evidence.push_back(
+        PowerEvidence(w, saturated && !w.gpm ? Ge(th.power_saturated_pct) : std::string("")));
+  }
+  out.evidence.push_back({"host_figures", host ? "recorded" : "not recorded", ""});
+  if (host || saturated) {
+    out.reason = fmt::format("the GPU is {} active ({}) and nothing upstream waits ({})",
+                             P(w.activity), Metric(w),
+                             host    ? "the host figures show no wait"
+                             : w.gpm ? "SM activity shows the GPU working"
+                                     : "board power " + P(w.power_pct) + " of its limit");
+  } else {
+    // GPU-Util alone, busy nearly all the time: compute-bound is the likely reading, not a
+    // proven one.
+    out.reason = fmt::format(
+        "the GPU is {} active ({}), judged from GPU-Util alone: the recording has no host, GPM "
+        "or saturating power figures to show that nothing upstream waits",
+        P(w.activity), Metric(w));
+    out.fixed_confidence = "low";
+  }
   out.margin = w.activity / th.gpu_starved_pct;
   out.needs_activity = true;
   return out;

@@ -56,6 +56,11 @@ std::optional<WindowCause> DetectFallbackIdle(const WindowContext& c);
 // No GPU activity readings in the window: none, confidence low.
 std::optional<WindowCause> DetectNoActivityReadings(const WindowContext& c);
 
+// GPU-Util >= stalled_util_pct while board power <= stalled_power_pct of the limit and memory
+// (NVML memory utilisation, GPM DRAM), PCIe and NVLink activity are ~0, for >= stalled_min_s:
+// stalled. Needs power with its limit and a memory figure.
+std::optional<WindowCause> DetectStalled(const WindowContext& c);
+
 // Starved, with GPM: GPU-Util >= busy_util_pct while SM activity is low:
 // launch_bound/busy_not_productive.
 std::optional<WindowCause> DetectBusyNotProductive(const WindowContext& c);
@@ -88,6 +93,11 @@ std::optional<WindowCause> DetectIdle(const WindowContext& c);
 // answers for a starved window.
 std::optional<WindowCause> DetectNotLimited(const WindowContext& c);
 
+// Busy by GPU-Util (no GPM) at >= busy_util_pct while board power stays below
+// power_overstated_pct of the limit: GPU-Util overstates the load,
+// launch_bound/busy_not_productive, confidence low.
+std::optional<WindowCause> DetectUtilOverstated(const WindowContext& c);
+
 // Not starved, slowdown reasons for throttle_share_pct of busy time and the SM clock
 // clock_loss_pct below maximum: throttled/thermal, /power_cap or /hw_slowdown.
 std::optional<WindowCause> DetectThrottled(const WindowContext& c);
@@ -99,7 +109,12 @@ std::optional<WindowCause> DetectBusyTransfer(const WindowContext& c);
 // NVML memory utilisation high, confidence at most medium: memory_bound.
 std::optional<WindowCause> DetectMemoryBound(const WindowContext& c);
 
-// Not starved: compute_bound. Always answers for a window that is not starved.
+// Not starved but busy less than no_host_busy_pct, with no host figures and neither GPM nor
+// power showing saturation: idle/no_host_data ("GPU idle N %"), confidence low.
+std::optional<WindowCause> DetectBusyNoHostData(const WindowContext& c);
+
+// Not starved: compute_bound (confidence low when judged from GPU-Util alone). Always answers for a
+// window that is not starved.
 std::optional<WindowCause> DetectComputeBound(const WindowContext& c);
 
 struct NamedWindowDetector {

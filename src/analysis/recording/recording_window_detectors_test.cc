@@ -29,6 +29,8 @@ WindowStats Healthy() {
   w.dram = 30;
   w.mem_util = 30;
   w.pcie = 5;
+  w.power_pct = 80;
+  w.nvlink_bps = kNaN;
   w.cpu_busy = 10;
   w.iowait = 0;
   w.psi_io = 0;
@@ -225,6 +227,81 @@ TEST_F(DetectorTest, ComputeBound) {
   ExpectCause(c, Bottleneck::kComputeBound, Subcase::kNone);
   EXPECT_NEAR(c->margin, 90.0 / 50, 1e-9);
   EXPECT_FALSE(Run(DetectComputeBound, Starved()));
+}
+
+// A hung collective: GPU-Util pinned, power near idle, nothing moving, for long enough.
+WindowStats Hung() {
+  WindowStats w = Healthy();
+  w.gpm = false;
+  w.activity = w.util = 100;
+  w.sm_active = w.occupancy = w.tensor = w.dram = kNaN;
+  w.mem_util = 0;
+  w.power_pct = 11;
+  w.pcie = 0.01;
+  w.nvlink_bps = 0;
+  w.seconds = 600;
+  w.n = 600;
+  return w;
+}
+
+TEST_F(DetectorTest, Stalled) {
+  std::optional<WindowCause> c = Run(DetectStalled, Hung());
+  ExpectCause(c, Bottleneck::kStalled, Subcase::kNone);
+  EXPECT_FALSE(Run(DetectStalled, Healthy()));
+  WindowStats w = Hung();
+  w.seconds = 60;  // shorter than stalled_min_s: not sustained
+  EXPECT_FALSE(Run(DetectStalled, w));
+  w = Hung();
+  w.power_pct = kNaN;  // no power readings: no claim
+  EXPECT_FALSE(Run(DetectStalled, w));
+  w = Hung();
+  w.mem_util = kNaN;  // no memory figure at all: no claim
+  EXPECT_FALSE(Run(DetectStalled, w));
+  w = Hung();
+  w.mem_util = 30;  // memory moves: working, not hung
+  EXPECT_FALSE(Run(DetectStalled, w));
+  w = Hung();
+  w.nvlink_bps = 20e9;  // a collective moving data over NVLink
+  EXPECT_FALSE(Run(DetectStalled, w));
+  w = Hung();
+  w.pcie = kNaN;
+  w.nvlink_bps = kNaN;  // links not recorded: judged from power and memory
+  ExpectCause(Run(DetectStalled, w), Bottleneck::kStalled, Subcase::kNone);
+}
+
+TEST_F(DetectorTest, GpuOnlyBusyPartOfTheTime) {
+  WindowStats w = Healthy();
+  w.gpm = false;
+  w.sm_active = kNaN;
+  w.activity = w.util = 58;
+  w.power_pct = 50;
+  w.cpu_busy = w.iowait = w.wl_cpu = kNaN;
+  std::optional<WindowCause> c = Run(DetectBusyNoHostData, w);
+  ExpectCause(c, Bottleneck::kIdle, Subcase::kNoHostData);
+  EXPECT_NE(c->reason.find("GPU idle 42.0 %"), std::string::npos) << c->reason;
+  w.power_pct = 75;  // power shows the GPU saturated while busy
+  EXPECT_FALSE(Run(DetectBusyNoHostData, w));
+  w.power_pct = 50;
+  w.cpu_busy = 10;  // host figures recorded
+  EXPECT_FALSE(Run(DetectBusyNoHostData, w));
+  w.cpu_busy = kNaN;
+  w.activity = w.util = 95;  // busy nearly all the time: compute_bound from GPU-Util, low
+  EXPECT_FALSE(Run(DetectBusyNoHostData, w));
+  c = Run(DetectComputeBound, w);
+  ExpectCause(c, Bottleneck::kComputeBound, Subcase::kNone);
+  EXPECT_EQ(c->fixed_confidence, "low");
+}
+
+TEST_F(DetectorTest, UtilOverstated) {
+  WindowStats w = Healthy();
+  w.gpm = false;
+  w.sm_active = kNaN;
+  w.activity = w.util = 97;
+  w.power_pct = 20;
+  ExpectCause(Run(DetectUtilOverstated, w), Bottleneck::kLaunchBound, Subcase::kBusyNotProductive);
+  w.power_pct = 70;
+  EXPECT_FALSE(Run(DetectUtilOverstated, w));
+  EXPECT_FALSE(Run(DetectUtilOverstated, Healthy()));  // GPM decides with SM activity
 }
 
 // Every window gets a label from the walk, and every answer of every detector is a table row.

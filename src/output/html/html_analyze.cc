@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <map>
 
 #include "core/bottleneck.h"
@@ -10,6 +11,16 @@
 
 namespace gpuvet::html {
 namespace {
+
+// "2026-06-01 12:00:00 UTC" for a Unix time.
+std::string UtcClock(double unix_s) {
+  std::time_t t = static_cast<std::time_t>(unix_s);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
 
 LabelView ReadLabel(DocReader& r, const Node& n) {
   LabelView l;
@@ -65,6 +76,10 @@ Result<AnalyzeView> ReadAnalyzeView(const nlohmann::json& doc, const std::string
   v.complete = r.Bool(rec, "complete");
   v.gpm = r.Bool(rec, "gpm");
   v.warnings = r.StrArr(root, "warnings");
+  v.start_unix_s = r.OptNum(rec, "start_unix_s");
+  for (const Node& n : r.OptArr(root, "not_recorded")) {
+    if (n.json->is_string()) v.not_recorded.push_back(n.json->get<std::string>());
+  }
   for (const Node& p : r.Arr(root, "phases")) {
     PhaseView ph;
     ph.start_s = r.Num(p, "start_s");
@@ -147,6 +162,14 @@ void FillVerdict(const AnalyzeView& v, Verdict& vd) {
                            "a cap set below it costs throughput."
                          : "Check cooling and airflow, then run `gpuvet check` on the node.";
     if (vd.severity == "ok" || vd.severity == "info") vd.severity = "warn";  // the node's part
+  } else if (std::find(v.not_recorded.begin(), v.not_recorded.end(), "throttle_reasons") !=
+             v.not_recorded.end()) {
+    vd.node_sentence =
+        "Clock slowdown (throttle) reasons were not recorded: the recording cannot say whether a "
+        "GPU was throttled.";
+    vd.node_action =
+        "Record with `gpuvet record` (or add clocks_event_reasons.* columns to the "
+        "nvidia-smi query) to judge the node.";
   } else {
     vd.node_sentence =
         "Nothing in the recording points at the node: no GPU throttled for 10 % "
@@ -156,7 +179,7 @@ void FillVerdict(const AnalyzeView& v, Verdict& vd) {
 }
 
 // The line under the title: source, command, GPUs, interval, exit; then the warnings.
-std::string MetaHtml(const AnalyzeView& v) {
+std::string MetaHtml(const AnalyzeView& v, const std::string& id) {
   std::string b;
   b += "<p class=\"meta\">source " + Esc(v.source) + " · " + Esc(v.producer) + " · command ";
   std::string cmd;
@@ -168,6 +191,13 @@ std::string MetaHtml(const AnalyzeView& v) {
        (v.complete ? "" : " · <b>incomplete recording</b>") + " · generated " +
        Esc(v.generated_at) + "</p>\n";
   for (const std::string& w : v.warnings) b += "<p class=\"meta\">⚠ " + Esc(w) + "</p>\n";
+  if (!v.not_recorded.empty()) {
+    std::string list;
+    for (const std::string& n : v.not_recorded) list += (list.empty() ? "" : ", ") + n;
+    b += "<p class=\"meta\" id=\"" + Esc(id) +
+         "-not-recorded\">Not recorded (not in the input; never shown as 0): " + Esc(list) +
+         "</p>\n";
+  }
   return b;
 }
 
@@ -237,7 +267,11 @@ std::string PhaseLegend(const AnalyzeView& v) {
          Esc(p.label.Name());
   }
   b += "); dashed red marks: periodic stalls and events; hover a shade or mark for its "
-       "details.</p>\n";
+       "details." +
+       (v.start_unix_s && *v.start_unix_s > 0
+            ? " Time 0 is the recording's start, " + UtcClock(*v.start_unix_s) + "."
+            : std::string()) +
+       "</p>\n";
   return b;
 }
 
@@ -265,17 +299,29 @@ std::string RecordingCharts(const Timeline& tl, const TimelineFrame& f, const st
     }
     b += "</div>\n";
   }
-  b += f.Chart(id + "-host-cpu", "host CPU", "% of all CPUs", tl.host_cpu, 100, f.phases, 0);
+  const bool host_cpu =
+      std::any_of(tl.host_cpu.begin(), tl.host_cpu.end(), [](const TimelineLine& l) {
+        return std::any_of(l.y.begin(), l.y.end(), [](double y) { return std::isfinite(y); });
+      });
+  if (host_cpu) {
+    b += f.Chart(id + "-host-cpu", "host CPU", "% of all CPUs", tl.host_cpu, 100, f.phases, 0);
+  } else {
+    b += "<p class=\"meta\">host CPU: not recorded</p>\n";
+  }
   if (!tl.threads.empty()) {
     b += f.Chart(id + "-threads", "busiest threads", "% of one core", tl.threads, std::nullopt,
                  f.phases, 3);
   }
   if (!tl.disk.empty()) {
     b += f.Chart(id + "-disk", "disk (all devices)", "MB/s", tl.disk, std::nullopt, f.phases, 1);
+  } else {
+    b += "<p class=\"meta\">disk: not recorded</p>\n";
   }
   if (!tl.net.empty()) {
     b +=
         f.Chart(id + "-net", "network (all interfaces)", "MB/s", tl.net, std::nullopt, f.phases, 4);
+  } else {
+    b += "<p class=\"meta\">network: not recorded</p>\n";
   }
   return b;
 }
@@ -379,7 +425,7 @@ Section AnalyzeSection(const AnalyzeView& v, const Timeline* tl, const std::stri
   s.source = v.source;
   FillVerdict(v, s.verdict);
   std::string& b = s.body;
-  b += MetaHtml(v);
+  b += MetaHtml(v, id);
   TimelineFrame frame = MakeTimelineFrame(v, tl);
   b += PhaseLegend(v);
   b += tl ? RecordingCharts(*tl, frame, id) : PhaseMeanChart(v, frame, id);

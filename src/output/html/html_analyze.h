@@ -36,6 +36,8 @@ struct PhaseView {
 struct AnalyzeView {
   std::string generated_at, source, host, producer;
   std::vector<std::string> command, gpus, warnings;
+  std::vector<std::string> not_recorded;  // series no sample holds ("disk", "throttle_reasons")
+  std::optional<double> start_unix_s;     // the recording's wall-clock start
   std::vector<int> workload_gpus;
   double duration_s = 0, interval_s = 0, samples = 0;
   bool gpm = false, complete = true;

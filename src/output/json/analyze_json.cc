@@ -1,6 +1,7 @@
 // Analyze report to JSON. Absent measurements are null, never 0.
 #include "output/json/analyze_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -36,7 +37,8 @@ json LabelJson(const BottleneckLabel& l) {
           {"decision", l.decision}};
 }
 
-json PhaseJson(const AnalyzePhase& p) {
+// `threads`: the recording holds workload processes (else the busiest thread is null, not 0).
+json PhaseJson(const AnalyzePhase& p, bool threads) {
   return {{"start_s", R2(p.start_s)},
           {"end_s", R2(p.end_s)},
           {"label", LabelJson(p.label)},
@@ -45,7 +47,7 @@ json PhaseJson(const AnalyzePhase& p) {
           {"gpu_util_pct", Opt(p.gpu_util_pct)},
           {"host_cpu_pct", Opt(p.host_cpu_pct)},
           {"iowait_pct", Opt(p.iowait_pct)},
-          {"busiest_thread_pct", R2(p.busiest_thread_pct)}};
+          {"busiest_thread_pct", threads ? json(R2(p.busiest_thread_pct)) : json(nullptr)}};
 }
 
 json PeriodicJson(const std::optional<PeriodicStall>& p) {
@@ -195,8 +197,12 @@ std::string RenderAnalyzeJson(const AnalyzeReport& r) {
   // Additive (gpuvet.analyze/v1): who ran the job, when the recording knows.
   if (!r.owner.empty()) j["recording"]["owner"] = r.owner;
   j["warnings"] = r.warnings;
+  // Additive (gpuvet.analyze/v1): the series no sample holds, so 0 is never read for them.
+  j["not_recorded"] = r.not_recorded;
   json phases = json::array(), labels = json::array();
-  for (const AnalyzePhase& p : r.phases) phases.push_back(PhaseJson(p));
+  const bool threads = std::find(r.not_recorded.begin(), r.not_recorded.end(),
+                                 "workload_processes") == r.not_recorded.end();
+  for (const AnalyzePhase& p : r.phases) phases.push_back(PhaseJson(p, threads));
   for (const BottleneckLabel& l : r.labels) labels.push_back(LabelJson(l));
   j["phases"] = phases;
   j["labels"] = labels;

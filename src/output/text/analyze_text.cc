@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/bottleneck.h"
@@ -75,6 +76,9 @@ std::string Header(const AnalyzeReport& r) {
       fmt::format("  judged GPUs: {}; activity from {}\n", gpus.empty() ? "none" : Join(gpus, ", "),
                   r.gpm ? "SM activity (GPM)" : "GPU-Util (no GPM: coarser)");
   for (const std::string& w : r.warnings) out += "  warning: " + w + "\n";
+  if (!r.not_recorded.empty()) {
+    out += fmt::format("  not recorded (never read as 0): {}\n", Join(r.not_recorded, ", "));
+  }
   return out;
 }
 
@@ -112,7 +116,11 @@ std::string Phases(const AnalyzeReport& r) {
                        Clock(p.end_s), Name(p.label), p.label.share_pct, p.gpu_activity_pct);
     if (p.host_cpu_pct) out += fmt::format("  cpu {:.1f} %", *p.host_cpu_pct);
     if (p.iowait_pct) out += fmt::format("  iowait {:.1f} %", *p.iowait_pct);
-    out += fmt::format("  busiest thread {:.0f} %\n", p.busiest_thread_pct);
+    if (std::find(r.not_recorded.begin(), r.not_recorded.end(), "workload_processes") ==
+        r.not_recorded.end()) {
+      out += fmt::format("  busiest thread {:.0f} %", p.busiest_thread_pct);
+    }
+    out += "\n";
   }
   return out;
 }
@@ -121,12 +129,15 @@ std::string Details(const AnalyzeReport& r) {
   std::string out;
   if (r.periodic) {
     const PeriodicStall& p = *r.periodic;
+    const bool disk =
+        std::find(r.not_recorded.begin(), r.not_recorded.end(), "disk") == r.not_recorded.end();
     out += fmt::format(
-        "periodic stalls: every {} for {} ({} stalls from {}, {:.1f} % of wall time); disk writes "
-        "{:.1f} MB/s during, {:.1f} MB/s outside{}\n",
+        "periodic stalls: every {} for {} ({} stalls from {}, {:.1f} % of wall time); {}\n",
         Dur(p.period_s), Dur(p.stall_s), p.count, Clock(p.first_s), p.share_pct,
-        p.write_bytes_per_s_during / 1e6, p.write_bytes_per_s_outside / 1e6,
-        p.write_burst ? " (write burst)" : "");
+        disk ? fmt::format("disk writes {:.1f} MB/s during, {:.1f} MB/s outside{}",
+                           p.write_bytes_per_s_during / 1e6, p.write_bytes_per_s_outside / 1e6,
+                           p.write_burst ? " (write burst)" : "")
+             : std::string("disk writes not recorded"));
     if (!p.cause_kind.empty()) {
       out += fmt::format("  coinciding with `{}` in {} of {} stalls\n", p.cause_message,
                          p.cause_stalls, p.count);
