@@ -57,7 +57,7 @@ struct Signals {
   double comm_exposed_pct = 0;
   double compute_pct = 0;
   double sync_pct = 0;      // host sync time while the GPU idles
-  double blocking_pct = 0;  // host time in blocking (synchronous or pageable) copy calls
+  double blocking_pct = 0;  // host time in blocking copy calls while the GPU idles
   bool starved = false;
 };
 
@@ -80,7 +80,7 @@ Signals Derive(const RankAnalysis& a, const TraceThresholds& th) {
   s.comm_exposed_pct = std::min(100.0, Share(a.overlap.exposed_ns, span));
   s.compute_pct = a.temporal.compute_pct;
   s.sync_pct = std::min(100.0, Share(a.copies.sync_idle_in_span_ns, span));
-  s.blocking_pct = std::min(100.0, Share(a.copies.blocking_copy_in_span_ns, span));
+  s.blocking_pct = std::min(100.0, Share(a.copies.blocking_copy_idle_in_span_ns, span));
   s.starved = s.idle_pct >= th.idle_pct;
   return s;
 }
@@ -369,35 +369,59 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
                                  P(s.transfer_pct), hidden_note, other_copies),
                      copy_ev));
 
-  // Pageable and blocking copies: judged by what they move and by how long they hold the host.
+  // Pageable and blocking copies: judged by what they move per step and by how long they hold
+  // the host while the GPU has nothing to run (a copy call that waits while the GPU works costs
+  // the GPU nothing).
+  const uint64_t nsteps = std::max<uint64_t>(1, a.steps.size());
+  const uint64_t bytes_per_step = c.pageable_bytes / nsteps;
   std::vector<Evidence> pg_ev = {
       {"pageable_copies", std::to_string(c.pageable_count), ""},
-      {"pageable_bytes", Bytes(c.pageable_bytes),
-       fmt::format(">= {}", Bytes(th.pageable_min_bytes))},
+      {"pageable_bytes", Bytes(c.pageable_bytes), ""},
+      {"pageable_bytes_per_step", Bytes(bytes_per_step),
+       fmt::format(">= {}{}", Bytes(th.pageable_min_bytes),
+                   a.steps.empty() ? " (no profiler steps: the whole trace)" : "")},
       {"pageable_time", Ms(c.pageable_ns), ""},
       {"host_blocked_in_copies_share", P(s.blocking_pct),
-       fmt::format(">= {}, synchronous or pageable copy calls", P(th.blocking_copy_pct))},
+       fmt::format(">= {}, synchronous or pageable copy calls while the GPU idles",
+                   P(th.blocking_copy_pct))},
       {"blocking_copies", fmt::format("{} ({})", c.blocking_copies, Ms(c.blocking_copy_ns)), ""},
-      {"longest_blocking_copy", Ms(c.blocking_copy_max_ns), ""}};
-  const bool blocked = s.blocking_pct >= th.blocking_copy_pct;
-  if (c.pageable_count == 0 && !blocked) {
-    out.push_back(Make("trace.pageable_copies", subj, Severity::kOk,
-                       c.blocking_copies == 0
-                           ? "no copies from or to pageable host memory"
-                           : fmt::format("no copies from or to pageable host memory; {} "
-                                         "synchronous copies hold the host {} of the span",
-                                         c.blocking_copies, P(s.blocking_pct)),
-                       pg_ev));
-  } else {
-    bool bulk = c.pageable_bytes >= th.pageable_min_bytes;
-    out.push_back(Make(
-        "trace.pageable_copies", subj, bulk || blocked ? Severity::kWarn : Severity::kInfo,
-        fmt::format("{} copies ({}) use pageable host memory; blocking copies hold the host {} "
-                    "of the span (longest {})",
-                    c.pageable_count, Bytes(c.pageable_bytes), P(s.blocking_pct),
-                    Ms(c.blocking_copy_max_ns)),
-        pg_ev));
+      {"longest_blocking_copy", Ms(c.blocking_copy_max_ns),
+       fmt::format("{} of one call while the GPU idled", Ms(c.blocking_copy_idle_max_ns))}};
+  // A DtoH copy that waits for the GPU's queue: an implicit sync, named with what it waited for.
+  std::string gpu_wait;
+  if (c.dtoh_gpu_waits > 0) {
+    std::string behind =
+        c.dtoh_gpu_wait_behind.empty() ? "" : " behind " + TruncateName(c.dtoh_gpu_wait_behind);
+    gpu_wait = fmt::format("a {} DtoH {} waited {} for the GPU{}", Bytes(c.dtoh_gpu_wait_max_bytes),
+                           c.dtoh_gpu_wait_call, Ms(c.dtoh_gpu_wait_max_ns), behind);
+    pg_ev.push_back({"dtoh_waiting_for_gpu",
+                     fmt::format("{} call(s), {} while the GPU ran other work; longest: {}",
+                                 c.dtoh_gpu_waits, Ms(c.dtoh_gpu_wait_ns), gpu_wait),
+                     "an implicit sync, not lost GPU time"});
   }
+  const bool blocked = s.blocking_pct >= th.blocking_copy_pct;
+  const bool bulk = bytes_per_step >= th.pageable_min_bytes;
+  std::vector<std::string> said;
+  if (c.pageable_count > 0) {
+    said.push_back(fmt::format(
+        "{} copies ({}{}) use pageable host memory", c.pageable_count, Bytes(c.pageable_bytes),
+        a.steps.size() > 1 ? fmt::format(", {} per step", Bytes(bytes_per_step)) : ""));
+  } else {
+    said.push_back("no copies from or to pageable host memory");
+  }
+  if (c.blocking_copies > 0) {
+    said.push_back(
+        fmt::format("{} blocking cop{} hold the host {} of the span while the GPU idles{}",
+                    c.blocking_copies, c.blocking_copies == 1 ? "y" : "ies", P(s.blocking_pct),
+                    c.blocking_copy_idle_max_ns > 0
+                        ? fmt::format(" (longest {})", Ms(c.blocking_copy_idle_max_ns))
+                        : ""));
+  }
+  if (!gpu_wait.empty()) said.push_back(gpu_wait + ": an implicit sync while the GPU is busy");
+  Severity pg_sev = bulk || blocked                             ? Severity::kWarn
+                    : c.pageable_count > 0 || !gpu_wait.empty() ? Severity::kInfo
+                                                                : Severity::kOk;
+  out.push_back(Make("trace.pageable_copies", subj, pg_sev, Join(said, "; "), pg_ev));
 
   // Synchronisation: only the time the GPU sat idle while the host waited is lost.
   std::vector<Evidence> sync_ev = {
@@ -411,11 +435,16 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
   uint64_t nsync = 0;
   for (const SyncKindStat& k : c.syncs) nsync += k.count;
   bool stalls = s.sync_pct >= th.sync_pct;
+  std::string reads = c.scalar_reads > 0 ? fmt::format("; {} scalar reads ({})", c.scalar_reads,
+                                                       Ms(c.scalar_read_ns))
+                                         : "";
   out.push_back(Make(
       "trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
-      fmt::format("host blocked in {} synchronisations for {}, {} of it while "
-                  "the GPU idled ({} of the span); {} scalar reads",
-                  nsync, Ms(c.sync_ns), Ms(c.sync_idle_in_span_ns), P(s.sync_pct), c.scalar_reads),
+      nsync == 0
+          ? "no host synchronisation calls" + reads
+          : fmt::format("host blocked in {} synchronisations for {}, {} of it while "
+                        "the GPU idled ({} of the span){}",
+                        nsync, Ms(c.sync_ns), Ms(c.sync_idle_in_span_ns), P(s.sync_pct), reads),
       sync_ev));
 
   // Communication, whatever library moves it.
