@@ -317,6 +317,12 @@ struct RankAnalysis {
   bool truncated = false;
   uint64_t events_seen = 0;
   uint64_t input_bytes = 0;
+  // What tells a rank whose GPU side was not captured from a CPU-only one: runtime calls that
+  // enqueue GPU work (launches, graph launches, copies, memsets), events only the PyTorch
+  // profiler writes (RankTrace::profiler_events) and the profiler's own note on the capture.
+  uint64_t gpu_work_calls = 0;
+  uint64_t profiler_events = 0;
+  std::string gpu_capture_note;
   std::vector<std::string> warnings;
   TemporalBreakdown temporal;
   std::vector<StreamIdle> idle;  // sorted by (device, stream)

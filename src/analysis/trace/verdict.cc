@@ -471,6 +471,58 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
 
 }  // namespace
 
+namespace {
+
+// A rank without GPU ops: its GPU side was not captured (launches without their kernels, or the
+// profiler said so), the input is not a PyTorch profiler trace at all, or a real CPU-only rank.
+// Each gets the decision that fits it.
+void AppendNoGpuOps(const RankAnalysis& a, std::vector<Evidence> ev, std::vector<Finding>& out) {
+  ev.push_back({"gpu_work_calls", std::to_string(a.gpu_work_calls),
+                "launch, graph launch, copy and memset runtime calls"});
+  const bool kineto = a.format.rfind("kineto", 0) == 0;
+  if (a.gpu_work_calls > 0 || !a.gpu_capture_note.empty()) {
+    if (!a.gpu_capture_note.empty()) ev.push_back({"profiler_note", a.gpu_capture_note, ""});
+    out.push_back(Make(
+        "trace.input", a.subject, Severity::kWarn,
+        a.gpu_work_calls > 0
+            ? fmt::format("GPU side not captured: {} runtime call(s) launch kernels or copies, but "
+                          "the trace holds none of their GPU kernels, copies or memsets",
+                          a.gpu_work_calls)
+            : fmt::format("GPU side not captured: the profiler says \"{}\"", a.gpu_capture_note),
+        std::move(ev)));
+    out.back().decision =
+        kineto ? "Re-capture with the GPU activities on (torch.profiler.profile(activities=["
+                 "ProfilerActivity.CPU, ProfilerActivity.CUDA])) and check that CUPTI loads (the "
+                 "CUDA toolkit's libcupti on LD_LIBRARY_PATH, a driver CUPTI supports, no other "
+                 "profiler attached); the host side alone cannot say what the GPU did."
+               : "Re-capture with CUDA tracing on (nsys profile --trace=cuda) and check the "
+                 "export's diagnostics (CUPTI failed to attach, an unsupported driver, or another "
+                 "profiler holding CUPTI); the host side alone cannot say what the GPU did.";
+    return;
+  }
+  if (kineto && a.profiler_events == 0) {
+    out.push_back(Make("trace.input", a.subject, Severity::kWarn,
+                       "not a PyTorch profiler trace: none of its events is of a category the "
+                       "PyTorch profiler (Kineto) writes (kernel, cuda_runtime, cpu_op, "
+                       "user_annotation, …)",
+                       std::move(ev)));
+    out.back().decision =
+        "Give gpuvet trace a PyTorch profiler trace (torch.profiler.profile(...).export_chrome_"
+        "trace, or tensorboard_trace_handler) or an Nsight Systems SQLite export (nsys export "
+        "--type sqlite).";
+    return;
+  }
+  out.push_back(Make("trace.input", a.subject, Severity::kInfo,
+                     "CPU-only rank: the trace holds no GPU kernels, copies or memsets, and no "
+                     "runtime call that would launch any",
+                     std::move(ev)));
+  out.back().decision =
+      "Nothing to analyse on the GPU side for this rank; if it should use a GPU, check that the "
+      "process saw one (CUDA_VISIBLE_DEVICES, device placement of the model and tensors).";
+}
+
+}  // namespace
+
 TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   TraceVerdict v;
   if (!a.has_gpu_ops && a.counters.ranges > 0) return CounterVerdict(a.counters);
@@ -480,7 +532,10 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
                         DeviceTitle(a.unsupported.front().device), UnsupportedList(a.unsupported))};
   }
   if (!a.has_gpu_ops) {
-    return {Bottleneck::kNoGpuActivity, 0, "high", "the trace holds no GPU operations"};
+    return {Bottleneck::kNoGpuActivity, 0, "high",
+            a.gpu_work_calls > 0 || !a.gpu_capture_note.empty()
+                ? "the GPU side was not captured: the trace holds no GPU operations"
+                : "the trace holds no GPU operations"};
   }
   if (TooLittle(a, th)) {
     return {Bottleneck::kInsufficientData, 0, "low",
@@ -567,8 +622,12 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
   }
   // A rank whose read skipped anything always says so, whatever else is reported for it.
   auto warnings_finding = [&] {
-    return Make("trace.input", subj, Severity::kInfo,
-                fmt::format("trace read with {} warning(s)", a.warnings.size()), input_ev);
+    Finding f = Make("trace.input", subj, Severity::kInfo,
+                     fmt::format("trace read with {} warning(s)", a.warnings.size()), input_ev);
+    f.decision =
+        "Read the warnings in the evidence: the events they name were skipped, and the results "
+        "cover the rest; re-capture only if the skipped events matter.";
+    return f;
   };
   const bool counter_mode = !a.has_gpu_ops && a.counters.ranges > 0;
   if (counter_mode && !a.truncated) {
@@ -580,14 +639,15 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
     out.push_back(Make("trace.input", subj, Severity::kWarn,
                        "trace truncated: results cover only the events read before the break",
                        input_ev));
+    out.back().decision =
+        "Re-copy the file whole, or re-capture it and let the profiler finish writing "
+        "(prof.stop() or the end of the `with` block) before the process exits.";
   } else if (!a.has_gpu_ops && !a.unsupported.empty()) {
     if (!a.warnings.empty()) out.push_back(warnings_finding());
     AppendUnsupported(a, Severity::kWarn, out);
     return;
   } else if (!a.has_gpu_ops) {
-    out.push_back(Make("trace.input", subj, Severity::kInfo,
-                       "CPU-only rank: the trace holds no GPU kernels, copies or memsets",
-                       input_ev));
+    AppendNoGpuOps(a, input_ev, out);
     return;
   } else if (!a.warnings.empty()) {
     out.push_back(warnings_finding());
@@ -805,6 +865,9 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
                          x.ranks_present.size(), FormatCpuList(x.missing_ranks)),
              {{"world_size", std::to_string(x.world_size), ""},
               {"ranks_present", std::to_string(x.ranks_present.size()), ""}}));
+    out.back().decision =
+        "Pass every rank's trace of the run (a directory of per-rank files) to compare ranks; one "
+        "rank's file alone is judged on its own.";
   }
   for (const auto& [rank, files] : x.duplicate_ranks) {
     std::vector<Evidence> ev;
