@@ -537,12 +537,14 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
                 ? "the GPU side was not captured: the trace holds no GPU operations"
                 : "the trace holds no GPU operations"};
   }
+  // A detected start-up or graph capture is the answer even for a window too short for a
+  // steady-state label: what the trace shows is the capture.
+  if (a.startup.detected) return StartupVerdict(a, th);
   if (TooLittle(a, th)) {
     return {Bottleneck::kInsufficientData, 0, "low",
             fmt::format("{} GPU op(s) over {} in the analysed window: too little to judge",
                         a.temporal.ops_counted, Ms(a.temporal.span_ns))};
   }
-  if (a.startup.detected) return StartupVerdict(a, th);
   Signals s = Derive(a, th);
   struct Option {
     Bottleneck label;
@@ -660,7 +662,7 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
   if (!a.has_gpu_ops) return;
   // Device events that were analysed, beside some that could not be (MTIA insight samples).
   if (!a.unsupported.empty()) AppendUnsupported(a, Severity::kInfo, out);
-  if (TooLittle(a, th)) {
+  if (TooLittle(a, th) && !a.startup.detected) {
     // Replaces a plain "read completely"; a truncation or read warning stays beside it.
     if (out.back().id == "trace.input" && out.back().severity == Severity::kOk) out.pop_back();
     out.push_back(Make(
