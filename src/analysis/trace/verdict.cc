@@ -733,6 +733,66 @@ void AppendStartupFinding(const RankAnalysis& a, const TraceThresholds& th,
                      std::move(ev)));
 }
 
+// trace.compute_bound, with the advice the kernel mix calls for: memory-bound elementwise,
+// reduction and copy kernels are sped up by fusing them and removing copies (lower precision
+// barely helps them); GEMM and attention kernels by lower precision and tensor cores.
+void AppendComputeBound(const RankAnalysis& a, const TraceThresholds& th, const Signals& s,
+                        std::vector<Finding>& out) {
+  int64_t matrix = 0, memory_bound = 0, all = 0;
+  for (const KernelCategoryTime& c : a.kernels.categories) {
+    if (c.category == "communication") continue;
+    all += c.total_ns;
+    if (c.category == "gemm" || c.category == "attention") matrix += c.total_ns;
+    if (c.category == "elementwise" || c.category == "reduction" || c.category == "memory") {
+      memory_bound += c.total_ns;
+    }
+  }
+  // The largest copy kernel (ATen direct_copy_kernel_cuda, copy_kernel) by name, for the advice.
+  const KernelStat* copy = nullptr;
+  for (const KernelStat& k : a.kernels.top) {
+    if (k.name.find("copy_kernel") != std::string::npos && (!copy || k.total_ns > copy->total_ns)) {
+      copy = &k;
+    }
+  }
+  const double matrix_pct = Share(matrix, all), memory_pct = Share(memory_bound, all);
+  std::vector<Evidence> ev = {
+      {"compute_pct", P(s.compute_pct), fmt::format(">= {}", P(th.compute_pct))},
+      {"gpu_idle_pct", P(s.idle_pct), fmt::format(">= {}", P(th.idle_pct))},
+      {"gemm_attention_share", P(matrix_pct), "of kernel time, communication aside"},
+      {"elementwise_reduction_copy_share", P(memory_pct), "of kernel time, communication aside"}};
+  if (copy) ev.push_back({"largest_copy_kernel", TruncateName(copy->name), P(copy->pct)});
+  std::string mix = memory_pct >= 50 ? fmt::format(
+                                           "; elementwise, reduction and copy kernels "
+                                           "take {} of kernel time (GEMM/attention {})",
+                                           P(memory_pct), P(matrix_pct))
+                    : matrix_pct >= 50 ? fmt::format(
+                                             "; GEMM/attention kernels take {} of kernel "
+                                             "time",
+                                             P(matrix_pct))
+                                       : "";
+  out.push_back(Make("trace.compute_bound", a.subject, Severity::kInfo,
+                     fmt::format("compute kernels cover {} of the span{}", P(s.compute_pct), mix),
+                     std::move(ev)));
+  if (memory_pct >= 50) {
+    out.back().decision = fmt::format(
+        "The GPU is busy with memory-bound elementwise, reduction and copy kernels ({} of kernel "
+        "time{}): fuse them (torch.compile, fused optimizers and norms), remove copies and casts "
+        "(.contiguous(), .to(dtype), layout changes), and keep tensors in one dtype and layout; "
+        "lower precision and tensor cores speed up only the GEMMs ({}), a GPU with more memory "
+        "bandwidth the rest.",
+        P(memory_pct),
+        copy ? fmt::format(", copies {} in {}", P(copy->pct), TruncateName(copy->name)) : "",
+        P(matrix_pct));
+  } else if (matrix_pct >= 50) {
+    out.back().decision = fmt::format(
+        "The GPU is busy with GEMM and attention kernels ({} of kernel time): lower precision "
+        "(BF16/FP8, TF32 for FP32 matmuls), tensor-core-friendly shapes (multiples of 8/16), fused "
+        "attention (FlashAttention, SDPA) or a faster GPU speed this job up; host-side tuning "
+        "will not.",
+        P(matrix_pct));
+  }
+}
+
 void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
                           std::vector<Finding>& out) {
   const std::string& subj = a.subject;
@@ -801,12 +861,7 @@ void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
       launch_ev));
 
   AppendCopySyncCommFindings(a, th, s, out);
-  if (a.verdict.label == Bottleneck::kComputeBound) {
-    out.push_back(Make(
-        "trace.compute_bound", subj, Severity::kInfo,
-        fmt::format("compute kernels cover {} of the span", P(s.compute_pct)),
-        {{"compute_pct", P(s.compute_pct), fmt::format(">= {}", P(th.compute_pct))}, idle_ev}));
-  }
+  if (a.verdict.label == Bottleneck::kComputeBound) AppendComputeBound(a, th, s, out);
 }
 
 }  // namespace
