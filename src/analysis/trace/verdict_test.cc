@@ -84,6 +84,46 @@ TEST(VerdictTest, ComputeBoundIsInfo) {
   EXPECT_EQ(r.worst, Severity::kInfo);
 }
 
+// A transformer forward that is mostly elementwise and copy kernels (issue 28: GEMM 17 %,
+// direct_copy_kernel_cuda 22 %): compute-bound, but the advice is to fuse and remove copies, not
+// lower precision alone.
+TEST(VerdictTest, ComputeBoundAdviceFollowsTheKernelMix) {
+  const std::string copy =
+      "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::"
+      "direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() "
+      "const::{lambda()"
+      "#12}::operator()() const::{lambda(c10::BFloat16)#1}>(at::TensorIteratorBase&)::{lambda(int)#"
+      "1}>(int, at::native::gpu_kernel_impl_nocast<int>)";
+  const std::string add =
+      "void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::CUDAFunctor_add<c10::BFloat16>, "
+      "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, "
+      "3ul>)";
+  TraceBuilder b;
+  double t = 1000;
+  for (int i = 0; i < 100; ++i) {
+    b.Launched("nvjet_tst_64x64_64x16_2x1_2cta_v_bz_bias_TNT", i * 3, 2, t, 17);
+    b.Launched(copy, i * 3 + 1, 2, t + 17, 22);
+    b.Launched(add, i * 3 + 2, 2, t + 39, 61);
+    t += 100;
+  }
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  ASSERT_EQ(r.ranks[0].verdict.label, Bottleneck::kComputeBound) << r.ranks[0].verdict.reason;
+  const Finding* f = Find(r, "trace.compute_bound", "trace");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("elementwise, reduction and copy kernels take 83.0 %"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->decision.find("fuse them"), std::string::npos) << f->decision;
+  EXPECT_NE(f->decision.find("copies 22.0 %"), std::string::npos) << f->decision;
+
+  // The same GEMMs alone: the advice is precision and tensor cores.
+  TraceReport g = AnalyzeTraces({WithRank(ComputeBound(), 0)}, TraceOptions{});
+  const Finding* fg = Find(g, "trace.compute_bound", "rank 0");
+  ASSERT_NE(fg, nullptr);
+  EXPECT_NE(fg->decision.find("lower precision"), std::string::npos) << fg->decision;
+}
+
 TEST(VerdictTest, CpuOnlyRankAndTruncatedRank) {
   RankTrace cpu = WithRank(TraceBuilder().Build(), 1);
   RankTrace cut = WithRank(ComputeBound(), 0);
