@@ -71,6 +71,15 @@ RankAnalysis AnalyzeWindow(const RankTrace& t, const TraceOptions& options, bool
   a.truncated = t.truncated;
   a.events_seen = t.events_seen;
   a.input_bytes = t.input_bytes;
+  for (const RuntimeCall& c : t.runtime) {
+    if (c.kind == RuntimeKind::kLaunch || c.kind == RuntimeKind::kGraphLaunch ||
+        c.kind == RuntimeKind::kMemcpy || c.kind == RuntimeKind::kMemcpyAsync ||
+        c.kind == RuntimeKind::kMemset) {
+      ++a.gpu_work_calls;
+    }
+  }
+  a.profiler_events = t.profiler_events;
+  a.gpu_capture_note = t.gpu_capture_note;
   a.warnings = t.warnings;
   a.gpu_name = t.gpu_name;
   OpWindow window = SelectHtaOps(t);

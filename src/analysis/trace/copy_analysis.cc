@@ -76,12 +76,23 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
   std::vector<Interval> all_ops, compute, host_copies;
   all_ops.reserve(trace.gpu_ops.size());
   std::unordered_set<int64_t> pageable_calls;  // correlations of pageable copies
-  // Correlations of scalar reads: the host waits there for the queue, not for the copy, and
-  // trace.sync_stalls reports that wait; they are not blocking copies.
-  std::unordered_set<int64_t> scalar_calls;
+  // Correlation -> index in gpu_ops of each DtoH copy, and per (device, stream) the last op
+  // before it: the op a blocking DtoH queues behind.
+  std::unordered_map<int64_t, size_t> dtoh_ops;
+  std::unordered_map<int64_t, uint32_t> behind;           // correlation -> name id of that op
+  std::unordered_map<uint64_t, uint32_t> last_on_stream;  // (device << 32 | stream) -> name id
   KernelTypeCache types(trace);
-  for (const GpuOp& op : trace.gpu_ops) {
+  for (size_t oi = 0; oi < trace.gpu_ops.size(); ++oi) {
+    const GpuOp& op = trace.gpu_ops[oi];
     all_ops.push_back({op.start_ns, op.start_ns + op.dur_ns});
+    const uint64_t stream_key =
+        (uint64_t{static_cast<uint32_t>(op.device)} << 32) | static_cast<uint32_t>(op.stream);
+    if (op.kind == GpuOpKind::kMemcpy && op.copy == CopyKind::kDtoH && op.correlation != -1) {
+      dtoh_ops.emplace(op.correlation, oi);
+      auto prev = last_on_stream.find(stream_key);
+      if (prev != last_on_stream.end()) behind.emplace(op.correlation, prev->second);
+    }
+    last_on_stream[stream_key] = op.name;
     if (op.kind == GpuOpKind::kKernel && types.Of(op) == HtaKernelType::kComputation) {
       compute.push_back(all_ops.back());
     }
@@ -105,16 +116,16 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
     auto call = by_correlation.find(op.correlation);
     if (call == by_correlation.end()) continue;
     const RuntimeCall& c = trace.runtime[call->second];
+    // The read's wait is the copy call's own (a pageable or synchronous copy returns only once
+    // the data is on the host) plus the sync after it; the copy stays a blocking copy.
     if (c.kind == RuntimeKind::kMemcpy) {
       ++s.scalar_reads;
       s.scalar_read_ns += c.dur_ns;
-      scalar_calls.insert(op.correlation);
     } else if (c.kind == RuntimeKind::kMemcpyAsync && next_on_thread[call->second] >= 0) {
       const RuntimeCall& n = trace.runtime[next_on_thread[call->second]];
       if (n.kind == RuntimeKind::kStreamSync || n.kind == RuntimeKind::kDeviceSync) {
         ++s.scalar_reads;
-        s.scalar_read_ns += n.dur_ns;
-        scalar_calls.insert(op.correlation);
+        s.scalar_read_ns += c.dur_ns + n.dur_ns;
       }
     }
   }
@@ -137,21 +148,44 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
       s.host_copy_in_span_ns - IntersectionLength(host_in_span, MergeIntervals(std::move(compute)));
 
   SyncKindStat syncs[] = {{"device", 0, 0}, {"stream", 0, 0}, {"event", 0, 0}, {"memcpy", 0, 0}};
-  std::vector<Interval> sync_intervals;
+  std::vector<Interval> sync_intervals, blocking_intervals;
+  const std::vector<Interval> busy = MergeIntervals(std::move(all_ops));
   auto in_span = [&](const RuntimeCall& c) {
     return std::max<int64_t>(
         0, std::min(c.start_ns + c.dur_ns, span_end_ns) - std::max(c.start_ns, span_start_ns));
   };
   for (const RuntimeCall& c : trace.runtime) {
-    const bool scalar = c.correlation != -1 && scalar_calls.count(c.correlation) > 0;
-    const bool blocking = !scalar && (c.kind == RuntimeKind::kMemcpy ||
-                                      (c.kind == RuntimeKind::kMemcpyAsync && c.correlation != -1 &&
-                                       pageable_calls.count(c.correlation) > 0));
+    const bool blocking = c.kind == RuntimeKind::kMemcpy ||
+                          (c.kind == RuntimeKind::kMemcpyAsync && c.correlation != -1 &&
+                           pageable_calls.count(c.correlation) > 0);
     if (blocking) {
+      const int64_t end = c.start_ns + c.dur_ns;
       ++s.blocking_copies;
       s.blocking_copy_ns += c.dur_ns;
       s.blocking_copy_in_span_ns += in_span(c);
       s.blocking_copy_max_ns = std::max(s.blocking_copy_max_ns, c.dur_ns);
+      blocking_intervals.push_back({c.start_ns, end});
+      const int64_t gpu_busy = ClippedLength(busy, c.start_ns, end);
+      s.blocking_copy_idle_max_ns = std::max(s.blocking_copy_idle_max_ns, c.dur_ns - gpu_busy);
+      auto dtoh = c.correlation == -1 ? dtoh_ops.end() : dtoh_ops.find(c.correlation);
+      if (dtoh != dtoh_ops.end()) {
+        // The GPU-busy part of the call other than the copy itself: queued work it waits for.
+        const GpuOp& op = trace.gpu_ops[dtoh->second];
+        const int64_t own = std::max<int64_t>(
+            0, std::min(end, op.start_ns + op.dur_ns) - std::max(c.start_ns, op.start_ns));
+        const int64_t wait = std::max<int64_t>(0, gpu_busy - own);
+        if (wait > 0) {
+          ++s.dtoh_gpu_waits;
+          s.dtoh_gpu_wait_ns += wait;
+          if (wait > s.dtoh_gpu_wait_max_ns) {
+            s.dtoh_gpu_wait_max_ns = wait;
+            s.dtoh_gpu_wait_max_bytes = op.bytes;
+            s.dtoh_gpu_wait_call = trace.Name(c.name);
+            auto b = behind.find(c.correlation);
+            s.dtoh_gpu_wait_behind = b == behind.end() ? "" : trace.Name(b->second);
+          }
+        }
+      }
     }
     int k = c.kind == RuntimeKind::kDeviceSync   ? 0
             : c.kind == RuntimeKind::kStreamSync ? 1
@@ -167,8 +201,11 @@ CopyStats ComputeCopyStats(const RankTrace& trace, const TraceThresholds& thresh
   }
   std::vector<Interval> sync_in_span =
       Clip(MergeIntervals(std::move(sync_intervals)), span_start_ns, span_end_ns);
-  s.sync_idle_in_span_ns = TotalLength(sync_in_span) -
-                           IntersectionLength(sync_in_span, MergeIntervals(std::move(all_ops)));
+  s.sync_idle_in_span_ns = TotalLength(sync_in_span) - IntersectionLength(sync_in_span, busy);
+  std::vector<Interval> blocking_in_span =
+      Clip(MergeIntervals(std::move(blocking_intervals)), span_start_ns, span_end_ns);
+  s.blocking_copy_idle_in_span_ns =
+      TotalLength(blocking_in_span) - IntersectionLength(blocking_in_span, busy);
   for (const SyncKindStat& k : syncs) {
     if (k.count > 0) s.syncs.push_back(k);
   }

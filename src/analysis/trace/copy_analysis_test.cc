@@ -41,11 +41,10 @@ TEST(CopyAnalysisTest, DirectionsPageableSyncsAndScalarReads) {
   EXPECT_EQ(s.syncs[2].kind, "memcpy");
   EXPECT_EQ(s.sync_ns, 20'000 + 70'000 + 110'000);
   EXPECT_EQ(s.scalar_reads, 1u);
-  EXPECT_EQ(s.scalar_read_ns, 10'000);
-  // Blocking: the synchronous cudaMemcpy; the pageable `.item()` copy waits for the queue, which
-  // is sync time, not a blocking copy.
-  EXPECT_EQ(s.blocking_copies, 1u);
-  EXPECT_EQ(s.blocking_copy_ns, 110'000);
+  EXPECT_EQ(s.scalar_read_ns, 3'000 + 10'000);  // the copy call's own time and the sync's
+  // Blocking: the synchronous cudaMemcpy and the pageable `.item()` copy, whatever its size.
+  EXPECT_EQ(s.blocking_copies, 2u);
+  EXPECT_EQ(s.blocking_copy_ns, 110'000 + 3'000);
   EXPECT_EQ(s.copy_busy_in_span_ns, s.copy_busy_ns);
   EXPECT_EQ(s.sync_in_span_ns, s.sync_ns);
 
@@ -97,6 +96,54 @@ TEST(CopyAnalysisTest, BlockingCopies) {
   EXPECT_EQ(
       ComputeCopyStats(t, TraceThresholds{}, 100'000'000, 200'000'000).blocking_copy_in_span_ns,
       45'015'000 + 120'000);
+  // Nothing else runs on the GPU: the calls' time less their own copies is the copies' own wait.
+  EXPECT_EQ(s.blocking_copy_idle_in_span_ns, 145'005'000 + 20'000);
+  EXPECT_EQ(s.blocking_copy_idle_max_ns, 145'005'000);
+  EXPECT_EQ(s.dtoh_gpu_waits, 0u);
+}
+
+// The issue-28 training step: the host waits ~146 ms inside a 704-byte pageable `.to()`
+// (cudaMemcpyAsync DtoH) while the GPU idles, then a short sync reads it. The wait is the copy's
+// own: a blocking copy of 146 ms, not "0.0 %, longest 25 µs" charged to the sync.
+TEST(CopyAnalysisTest, SmallDtoHWaitIsTheCopysOwn) {
+  TraceBuilder b;
+  const std::string gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64";
+  b.Kernel(gemm, 0, 1000);
+  b.Copy(CopyKind::kDtoH, 704, 146'990, 2, MemKind::kPageable, RuntimeKind::kMemcpyAsync, 1000,
+         146'000);
+  b.Call("cudaStreamSynchronize", RuntimeKind::kStreamSync, 147'001, 25);
+  b.Kernel(gemm, 147'100, 1000);
+  RankTrace t = b.Build();
+  CopyStats s = ComputeCopyStats(t, TraceThresholds{}, 0, 148'100'000);
+  EXPECT_EQ(s.scalar_reads, 1u);
+  EXPECT_EQ(s.scalar_read_ns, 146'025'000);
+  EXPECT_EQ(s.blocking_copies, 1u);
+  EXPECT_EQ(s.blocking_copy_ns, 146'000'000);
+  EXPECT_EQ(s.blocking_copy_idle_in_span_ns, 146'000'000 - 2'000);
+  EXPECT_EQ(s.blocking_copy_idle_max_ns, 146'000'000 - 2'000);
+  EXPECT_EQ(s.dtoh_gpu_waits, 0u);
+  EXPECT_EQ(s.sync_idle_in_span_ns, 25'000);
+}
+
+// `loss.cpu()` into pageable memory behind the step's GEMMs: the call blocks 145 ms while the GPU
+// works through its queue. That is a wait for the GPU (an implicit sync), named with the kernel
+// it queued behind, and not host-blocked time while the GPU idles.
+TEST(CopyAnalysisTest, DtoHWaitingForTheGpuIsNamed) {
+  TraceBuilder b;
+  const std::string gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64";
+  b.Kernel(gemm, 0, 145'000);
+  b.Copy(CopyKind::kDtoH, 4096, 145'000, 10, MemKind::kPageable, RuntimeKind::kMemcpyAsync, 0,
+         145'015);
+  RankTrace t = b.Build();
+  CopyStats s = ComputeCopyStats(t, TraceThresholds{}, 0, 145'015'000);
+  EXPECT_EQ(s.blocking_copies, 1u);
+  EXPECT_EQ(s.blocking_copy_idle_in_span_ns, 5'000);
+  EXPECT_EQ(s.dtoh_gpu_waits, 1u);
+  EXPECT_EQ(s.dtoh_gpu_wait_ns, 145'000'000);
+  EXPECT_EQ(s.dtoh_gpu_wait_max_ns, 145'000'000);
+  EXPECT_EQ(s.dtoh_gpu_wait_max_bytes, 4096u);
+  EXPECT_EQ(s.dtoh_gpu_wait_call, "cudaMemcpy");  // the builder's name for every copy call
+  EXPECT_EQ(s.dtoh_gpu_wait_behind, gemm);
 }
 
 // sync_stalls' measure: host sync time during which no GPU op runs (union over threads).

@@ -12,14 +12,23 @@
 
 namespace gpuvet {
 
+// The function a kernel name names, lowered: the qualified name without return type, template
+// arguments or parameters ("void moe::dev::finalize::finalizeKernelVecLoad<cutlass::…>(…)" ->
+// "moe::dev::finalize::finalizekernelvecload"). A generic launcher (cutlass::Kernel,
+// cutlass::Kernel2, cutlass::device_kernel) is named by its first template argument's function
+// ("cutlass::device_kernel<flash::FlashAttnFwdSm90<…>>" -> "flash::flashattnfwdsm90"). A plain
+// name (nvjet_tst_…, triton_poi_…) is returned lowered.
+std::string KernelFunctionName(std::string_view name);
+
 // HTA hta/utils/utils.py get_kernel_type: COMMUNICATION when the name contains "nccl" (or
 // "rccl"), MEMORY for memcpy/memset ops (or names containing "Memcpy"/"Memset"), else COMPUTATION.
 enum class HtaKernelType { kComputation, kCommunication, kMemory };
 
 HtaKernelType ClassifyHta(const GpuOp& op, std::string_view name);
 
-// The communication library or mechanism a kernel belongs to: "nccl" (NCCL/RCCL, as HTA),
-// "msccl", "nvshmem", "deepep" (DeepEP dispatch/combine), "symmetric_memory" (PyTorch
+// The communication library or mechanism a kernel belongs to, from its function name
+// (KernelFunctionName; NCCL/RCCL from the whole name, as HTA): "nccl" (NCCL/RCCL), "msccl",
+// "nvshmem", "deepep" (DeepEP dispatch/combine: deep_ep::, dpsk::ep::), "symmetric_memory" (PyTorch
 // SymmetricMemory multimem/one-shot/two-shot kernels), "custom_allreduce" (inference engines'
 // own all-reduce: vLLM cross_device_reduce, TensorRT-LLM allreduce, quick reduce…),
 // "collective" (a kernel Kineto tagged with collective args) — or "" for a kernel that does not
@@ -27,7 +36,8 @@ HtaKernelType ClassifyHta(const GpuOp& op, std::string_view name);
 std::string_view CommunicationKind(const GpuOp& op, std::string_view name);
 
 // gpuvet's kernel type: HTA's, except that every kernel with a CommunicationKind is
-// kCommunication. On traces whose only communication is NCCL/RCCL it equals ClassifyHta.
+// kCommunication and a device DMA kernel (MTIA "dma" ops) is kMemory. On traces whose only
+// communication is NCCL/RCCL and without DMA kernels it equals ClassifyHta.
 HtaKernelType ClassifyKernel(const GpuOp& op, std::string_view name);
 
 // ClassifyKernel once per distinct (name, op kind) of a trace: a trace repeats a few hundred names
@@ -43,7 +53,11 @@ class KernelTypeCache {
 };
 
 // The breakdown category of a GPU op: "gemm" (GEMM and convolution), "attention", "elementwise",
-// "reduction", "communication", "memory", "other". Returns a string literal.
+// "reduction", "communication", "memory", "other", decided from the function name
+// (KernelFunctionName), never from template arguments: a reduction templated on cutlass types is
+// not a GEMM. Families: cuBLAS/cuBLASLt (…gemm…, nvjet_*), TensorRT-LLM/FlashInfer batched GEMMs
+// (bmm_*), CUTLASS, cuDNN, rocBLAS/hipBLASLt (Cijk_*), MIOpen, FlashAttention/FMHA, Triton
+// (triton_poi/red/per/tem). Returns a string literal.
 std::string_view KernelCategory(const GpuOp& op, std::string_view name);
 
 // The fixed category order used in reports.

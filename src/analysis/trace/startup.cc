@@ -60,6 +60,16 @@ std::string_view OneTimeKind(std::string_view name) {
   return "";
 }
 
+// The merged intervals cut to [lo, hi).
+std::vector<Interval> Clip(const std::vector<Interval>& merged, int64_t lo, int64_t hi) {
+  std::vector<Interval> out;
+  for (const Interval& iv : merged) {
+    int64_t s = std::max(iv.start, lo), e = std::min(iv.end, hi);
+    if (s < e) out.push_back({s, e});
+  }
+  return out;
+}
+
 bool IsBeginCapture(std::string_view name) { return ApiStem(name) == "StreamBeginCapture"; }
 bool IsEndCapture(std::string_view name) { return ApiStem(name) == "StreamEndCapture"; }
 
@@ -68,17 +78,18 @@ bool IsEndCapture(std::string_view name) { return ApiStem(name) == "StreamEndCap
 StartupStats ComputeStartup(const RankTrace& trace, const TraceThresholds& th) {
   StartupStats st;
   if (trace.gpu_ops.empty() && trace.runtime.empty()) return st;
+  // The window runs from the first GPU op (or, without any, the first runtime call) to the last
+  // GPU op or runtime call; one-time work before the first GPU op (context creation, module
+  // loads) opens it earlier, other host calls before it (a device sync) do not.
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const GpuOp& op : trace.gpu_ops) {
     lo = std::min(lo, op.start_ns);
     hi = std::max(hi, op.start_ns + op.dur_ns);
   }
   for (const RuntimeCall& c : trace.runtime) {
-    lo = std::min(lo, c.start_ns);
+    if (trace.gpu_ops.empty()) lo = std::min(lo, c.start_ns);
     hi = std::max(hi, c.start_ns + c.dur_ns);
   }
-  st.window_ns = hi - lo;
-  if (st.window_ns <= 0) return st;
 
   // Kernel name of each launch, to find the first launch of every kernel.
   std::unordered_map<int64_t, uint32_t> kernel_of;
@@ -95,7 +106,11 @@ StartupStats ComputeStartup(const RankTrace& trace, const TraceThresholds& th) {
   // up to millions of calls. 0: steady-state work, 1: begin capture, 2: end capture, 3: one-time.
   std::vector<int8_t> role(trace.names.size(), -1);
   std::vector<std::string_view> kind_of(trace.names.size());
+  // The first runtime call of each thread: a long one (>= startup_first_launch_ns) that neither
+  // launches, copies nor syncs creates the CUDA context lazily (a 30 s cudaGetDeviceCount).
+  std::unordered_set<int32_t> seen_thread;
   for (const RuntimeCall& c : trace.runtime) {
+    const bool first_on_thread = seen_thread.insert(c.tid).second;
     if (c.name >= role.size()) continue;
     if (role[c.name] < 0) {
       const std::string& name = trace.Name(c.name);
@@ -107,6 +122,13 @@ StartupStats ComputeStartup(const RankTrace& trace, const TraceThresholds& th) {
     }
     const int64_t end = c.start_ns + c.dur_ns;
     std::string_view kind = kind_of[c.name];
+    if (first_on_thread && role[c.name] == 0 && c.kind == RuntimeKind::kOther &&
+        c.dur_ns >= th.startup_first_launch_ns &&
+        (trace.gpu_ops.empty() || c.start_ns <= trace.gpu_ops.front().start_ns)) {
+      by_kind["context set-up"].push_back({c.start_ns, end});
+      ++counts["context set-up"];
+      continue;
+    }
     if (role[c.name] == 3) {
       by_kind[std::string(kind)].push_back({c.start_ns, end});
       ++counts[std::string(kind)];
@@ -143,6 +165,10 @@ StartupStats ComputeStartup(const RankTrace& trace, const TraceThresholds& th) {
     return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.kind < b.kind;
   });
   std::vector<Interval> merged = MergeIntervals(std::move(all));
+  if (!merged.empty()) lo = std::min(lo, merged.front().start);
+  merged = Clip(merged, lo, hi);
+  st.window_ns = hi - lo;
+  if (st.window_ns <= 0) return StartupStats{};
   st.one_time_ns = TotalLength(merged);
   st.end_ns = merged.empty() ? lo : merged.back().end;
   st.share_pct = 100.0 * static_cast<double>(st.one_time_ns) / static_cast<double>(st.window_ns);

@@ -13,10 +13,13 @@
 
 namespace gpuvet {
 
-// The one-time host work of `trace` over its window (first to last GPU op or runtime call):
-// runtime calls that create streams/events/modules/graphs or allocate/free memory, CUDA-graph
-// capture from cudaStreamBeginCapture to cudaStreamEndCapture on a thread, first launches of a
-// kernel name taking >= startup_first_launch_ns, and NCCL communicator set-up. `detected` when
+// The one-time host work of `trace` over its window (from the first GPU op, or the first one-time
+// call before it, to the last GPU op or runtime call; without GPU ops from the first runtime
+// call): runtime calls that create streams/events/modules/graphs or allocate/free memory,
+// CUDA-graph capture from cudaStreamBeginCapture to cudaStreamEndCapture on a thread, first
+// launches of a kernel name taking >= startup_first_launch_ns, a thread's first runtime call of
+// that length before the first GPU op (lazy context creation, whatever the call), and NCCL
+// communicator set-up. `detected` when
 // the union covers >= startup_pct of the window; `steady` is left for the caller.
 StartupStats ComputeStartup(const RankTrace& trace, const TraceThresholds& thresholds);
 

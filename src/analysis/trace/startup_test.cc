@@ -45,6 +45,44 @@ TEST(StartupTest, OneTimeWorkDominatesTheWindow) {
   EXPECT_NEAR(st.share_pct, 100.0 * 2008.0 / 2208.999, 0.01);
 }
 
+// The vLLM piecewise-capture shape: a 115 ms device sync before the first GPU op is not part of
+// the window (it used to open it early and dilute the capture's share), a 30 s first CUDA call
+// (lazy context creation) is start-up and opens it.
+TEST(StartupTest, WindowFromTheFirstGpuOpWithContextCreation) {
+  TraceBuilder b;
+  b.Call("cudaDeviceSynchronize", RuntimeKind::kDeviceSync, 0, 115'000);
+  b.Kernel("triton_poi_fused_0", 120'000, 5);
+  b.Call("cudaStreamBeginCapture", RuntimeKind::kOther, 120'010, 2);
+  b.Launched("triton_poi_fused_0", 120'020, 5, 120'030, 5);
+  b.Call("cudaStreamEndCapture", RuntimeKind::kOther, 160'000, 10);
+  b.Kernel("triton_poi_fused_0", 160'100, 5);
+  StartupStats st = ComputeStartup(b.Build(), TraceThresholds{});
+  // window 120'000 .. 160'105; capture 120'010 .. 160'010
+  EXPECT_EQ(st.window_ns, 40'105'000);
+  EXPECT_TRUE(st.detected);
+  EXPECT_NEAR(st.share_pct, 100.0 * 40'000 / 40'105, 0.01);
+
+  TraceBuilder c;
+  c.Call("cudaGetDeviceCount", RuntimeKind::kOther, 0, 30'000'000, -1, 2);
+  for (int i = 0; i < 100; ++i)
+    c.Launched("ampere_sgemm", 30'000'100 + i * 10, 5, 30'000'200 + i * 100, 100);
+  StartupStats ctx = ComputeStartup(c.Build(), TraceThresholds{});
+  ASSERT_NE(Work(ctx, "context set-up"), nullptr);
+  EXPECT_EQ(Work(ctx, "context set-up")->time_ns, 30'000'000'000);
+  EXPECT_TRUE(ctx.detected);
+}
+
+// A detected capture is the verdict even when the window is too short for a steady-state label.
+TEST(StartupTest, ShortCaptureIsTheVerdictNotInsufficientData) {
+  TraceBuilder b;
+  b.Kernel("triton_poi_fused_0", 0, 5);
+  b.Call("cudaStreamBeginCapture", RuntimeKind::kOther, 1, 2);
+  b.Call("cudaStreamEndCapture", RuntimeKind::kOther, 60, 2);
+  b.Kernel("triton_poi_fused_0", 70, 5);
+  TraceReport r = AnalyzeTraces({b.Build()}, TraceOptions{});
+  EXPECT_EQ(r.ranks[0].verdict.label, Bottleneck::kStartup) << r.ranks[0].verdict.reason;
+}
+
 TEST(StartupTest, LaterSlowLaunchesOfTheSameKernelAreNotStartUp) {
   TraceBuilder b;
   b.Launched("gemm", 0, 10, 20, 100);

@@ -149,7 +149,16 @@ void AddRankAnalysis(const RankAnalysis& a, double n_window, double n_all, doubl
   double other = static_cast<double>(a.gpu_idle.other_ns) / n_window;
   if (host_step <= 0) {
     // Without steps the span's idle is the whole idle: no rest, by HTA's definition.
-    other = idle - host_wait - kernel_wait;
+    other = std::max(0.0, idle - host_wait - kernel_wait);
+  }
+  // The window's idle causes are per window step; when they exceed this step's idle (the GPU span
+  // outlasts the host's steps) they are scaled to it, so no part is negative and the parts add up
+  // to the step.
+  if (const double inside = host_wait + kernel_wait + other; inside > idle && inside > 0) {
+    const double f = idle / inside;
+    host_wait *= f;
+    kernel_wait *= f;
+    other *= f;
   }
   s.compute += compute;
   s.non_compute += non_compute;
@@ -388,7 +397,8 @@ void MatchKernels(const Side& a, const Side& b, TraceComparison& c) {
     k.delta_ns = k.b_ns - k.a_ns;
     k.share_pct = Share(k.delta_ns, c.delta_ns);
     if (k.match == "same" || k.match == "family") {
-      ++c.kernels_matched;
+      // A shared "Memcpy DtoD" or "Memset" says nothing about the two runs being one workload.
+      if (k.category != "memory") ++c.kernels_matched;
     } else if (k.match == "a_only") {
       ++c.kernels_a_only;
     } else {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,11 @@ TEST(CompareTracesTest, OneKernelMadeSlowerIsNamedWithItsTimePerStep) {
   b.gemm_us = 1000;  // +400 µs per step, everything else equal
   TraceComparison c = Compare(a, b);
   ASSERT_TRUE(c.comparable) << c.reason;
+  // Step parts are never negative (issue 28: "outside the GPU span -2.5 ms").
+  for (const CompareRow& r : c.idle) {
+    EXPECT_GE(r.a_ns, 0) << r.name;
+    EXPECT_GE(r.b_ns, 0) << r.name;
+  }
   EXPECT_EQ(c.unit, "step");
   // Steps: A 100 + 600 + 200 = 900 µs, B 1,300 µs; four steps in the window (the last left out).
   EXPECT_NEAR(c.a.step_ns, 900e3, 1);
@@ -210,6 +216,30 @@ TEST(CompareTracesTest, RunsWithoutACommonKernelAreNotCompared) {
   EXPECT_NE(c.reason.find("share no kernel"), std::string::npos) << c.reason;
   EXPECT_EQ(c.answer.find("slower"), std::string::npos) << c.answer;
   EXPECT_EQ(c.unit, "window");  // B marks no steps
+}
+
+// A ResNet training loop against an unrelated TensorRT engine that shares only a "Memcpy DtoD"
+// with it: copies and memsets are not matched kernels, so the runs are not comparable.
+TEST(CompareTracesTest, ASharedCopyDoesNotMakeRunsComparable) {
+  StepPlan a;
+  RankTrace ta = Loop(a);
+  TraceBuilder other;
+  other.Launched(
+      "sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw_"
+      "tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_execute_kernel_trt",
+      0, 5, 10, 500);
+  other.Copy(CopyKind::kDtoD, 1 << 20, 600, 20, MemKind::kDevice);
+  RankTrace tb = other.Build();
+  ta.gpu_ops.push_back(tb.gpu_ops.back());  // the same copy in A
+  ta.gpu_ops.back().name = static_cast<uint32_t>(ta.names.size());
+  ta.gpu_ops.back().start_ns = ta.gpu_ops.front().start_ns + 1000;
+  ta.names.push_back("Memcpy DtoD");
+  std::stable_sort(ta.gpu_ops.begin(), ta.gpu_ops.end(),
+                   [](const GpuOp& x, const GpuOp& y) { return x.start_ns < y.start_ns; });
+  TraceComparison c = CompareTraces({ta}, {tb}, TraceOptions{});
+  EXPECT_FALSE(c.comparable);
+  EXPECT_EQ(c.kernels_matched, 0u);
+  EXPECT_NE(c.reason.find("share no kernel"), std::string::npos) << c.reason;
 }
 
 TEST(CompareTracesTest, ARunWithoutGpuWorkIsNotCompared) {

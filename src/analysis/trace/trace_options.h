@@ -39,15 +39,17 @@ struct TraceThresholds {
   // a typical 10 % optimisation target.
   double transfer_pct = 10;
   // trace.pageable_copies: warn when copies from/to pageable memory move at least this many bytes
-  // (smaller ones are `.item()`-style scalar reads, reported under trace.sync_stalls). gpuvet
-  // default: 64 KiB, well above a scalar read.
+  // per profiler step (over the whole trace when it marks no steps) (smaller ones are
+  // `.item()`-style scalar reads, reported under trace.sync_stalls). gpuvet default: 64 KiB, well
+  // above a scalar read.
   uint64_t pageable_min_bytes = 64 * 1024;
   // trace.sync_stalls: host time blocked in synchronisation while no GPU op runs is at least this
   // share of the span. A sync while the GPU is busy only waits for work the GPU is doing anyway;
   // only the idle part is lost GPU time. gpuvet default: as transfer_pct, a 10 % target.
   double sync_pct = 10;
   // trace.pageable_copies: warn, whatever the bytes, when blocking copies (synchronous cudaMemcpy,
-  // pageable cudaMemcpyAsync) hold the host for at least this share of the span. gpuvet default:
+  // pageable cudaMemcpyAsync) hold the host while no GPU op runs for at least this share of the
+  // span. gpuvet default:
   // half of sync_pct, because unlike a sync it is removed by pinning memory alone
   // (pin_memory=True, non_blocking=True), a one-line change.
   double blocking_copy_pct = 5;

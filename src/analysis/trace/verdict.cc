@@ -50,7 +50,7 @@ struct Signals {
   double comm_exposed_pct = 0;
   double compute_pct = 0;
   double sync_pct = 0;      // host sync time while the GPU idles
-  double blocking_pct = 0;  // host time in blocking (synchronous or pageable) copy calls
+  double blocking_pct = 0;  // host time in blocking copy calls while the GPU idles
   bool starved = false;
 };
 
@@ -73,7 +73,7 @@ Signals Derive(const RankAnalysis& a, const TraceThresholds& th) {
   s.comm_exposed_pct = std::min(100.0, Share(a.overlap.exposed_ns, span));
   s.compute_pct = a.temporal.compute_pct;
   s.sync_pct = std::min(100.0, Share(a.copies.sync_idle_in_span_ns, span));
-  s.blocking_pct = std::min(100.0, Share(a.copies.blocking_copy_in_span_ns, span));
+  s.blocking_pct = std::min(100.0, Share(a.copies.blocking_copy_idle_in_span_ns, span));
   s.starved = s.idle_pct >= th.idle_pct;
   return s;
 }
@@ -364,35 +364,61 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
                                  P(s.transfer_pct), hidden_note, other_copies),
                      copy_ev));
 
-  // Pageable and blocking copies: judged by what they move and by how long they hold the host.
+  // Pageable and blocking copies: judged by what they move per step and by how long they hold
+  // the host while the GPU has nothing to run (a copy call that waits while the GPU works costs
+  // the GPU nothing).
+  const uint64_t nsteps = std::max<uint64_t>(1, a.steps.size());
+  const uint64_t bytes_per_step = c.pageable_bytes / nsteps;
   std::vector<Evidence> pg_ev = {
       {"pageable_copies", std::to_string(c.pageable_count), ""},
-      {"pageable_bytes", FormatBytes(c.pageable_bytes),
-       fmt::format(">= {}", FormatBytes(th.pageable_min_bytes))},
+      {"pageable_bytes", FormatBytes(c.pageable_bytes), ""},
+      {"pageable_bytes_per_step", FormatBytes(bytes_per_step),
+       fmt::format(">= {}{}", FormatBytes(th.pageable_min_bytes),
+                   a.steps.empty() ? " (no profiler steps: the whole trace)" : "")},
       {"pageable_time", Ms(c.pageable_ns), ""},
       {"host_blocked_in_copies_share", P(s.blocking_pct),
-       fmt::format(">= {}, synchronous or pageable copy calls", P(th.blocking_copy_pct))},
+       fmt::format(">= {}, synchronous or pageable copy calls while the GPU idles",
+                   P(th.blocking_copy_pct))},
       {"blocking_copies", fmt::format("{} ({})", c.blocking_copies, Ms(c.blocking_copy_ns)), ""},
-      {"longest_blocking_copy", Ms(c.blocking_copy_max_ns), ""}};
-  const bool blocked = s.blocking_pct >= th.blocking_copy_pct;
-  if (c.pageable_count == 0 && !blocked) {
-    out.push_back(Make("trace.pageable_copies", subj, Severity::kOk,
-                       c.blocking_copies == 0
-                           ? "no copies from or to pageable host memory"
-                           : fmt::format("no copies from or to pageable host memory; {} "
-                                         "synchronous copies hold the host {} of the span",
-                                         c.blocking_copies, P(s.blocking_pct)),
-                       pg_ev));
-  } else {
-    bool bulk = c.pageable_bytes >= th.pageable_min_bytes;
-    out.push_back(Make(
-        "trace.pageable_copies", subj, bulk || blocked ? Severity::kWarn : Severity::kInfo,
-        fmt::format("{} copies ({}) use pageable host memory; blocking copies hold the host {} "
-                    "of the span (longest {})",
-                    c.pageable_count, FormatBytes(c.pageable_bytes), P(s.blocking_pct),
-                    Ms(c.blocking_copy_max_ns)),
-        pg_ev));
+      {"longest_blocking_copy", Ms(c.blocking_copy_max_ns),
+       fmt::format("{} of one call while the GPU idled", Ms(c.blocking_copy_idle_max_ns))}};
+  // A DtoH copy that waits for the GPU's queue: an implicit sync, named with what it waited for.
+  std::string gpu_wait;
+  if (c.dtoh_gpu_waits > 0) {
+    std::string behind =
+        c.dtoh_gpu_wait_behind.empty() ? "" : " behind " + TruncateName(c.dtoh_gpu_wait_behind);
+    gpu_wait =
+        fmt::format("a {} DtoH {} waited {} for the GPU{}", FormatBytes(c.dtoh_gpu_wait_max_bytes),
+                    c.dtoh_gpu_wait_call, Ms(c.dtoh_gpu_wait_max_ns), behind);
+    pg_ev.push_back({"dtoh_waiting_for_gpu",
+                     fmt::format("{} call(s), {} while the GPU ran other work; longest: {}",
+                                 c.dtoh_gpu_waits, Ms(c.dtoh_gpu_wait_ns), gpu_wait),
+                     "an implicit sync, not lost GPU time"});
   }
+  const bool blocked = s.blocking_pct >= th.blocking_copy_pct;
+  const bool bulk = bytes_per_step >= th.pageable_min_bytes;
+  std::vector<std::string> said;
+  if (c.pageable_count > 0) {
+    said.push_back(fmt::format(
+        "{} copies ({}{}) use pageable host memory", c.pageable_count,
+        FormatBytes(c.pageable_bytes),
+        a.steps.size() > 1 ? fmt::format(", {} per step", FormatBytes(bytes_per_step)) : ""));
+  } else {
+    said.push_back("no copies from or to pageable host memory");
+  }
+  if (c.blocking_copies > 0) {
+    said.push_back(
+        fmt::format("{} blocking cop{} hold the host {} of the span while the GPU idles{}",
+                    c.blocking_copies, c.blocking_copies == 1 ? "y" : "ies", P(s.blocking_pct),
+                    c.blocking_copy_idle_max_ns > 0
+                        ? fmt::format(" (longest {})", Ms(c.blocking_copy_idle_max_ns))
+                        : ""));
+  }
+  if (!gpu_wait.empty()) said.push_back(gpu_wait + ": an implicit sync while the GPU is busy");
+  Severity pg_sev = bulk || blocked                             ? Severity::kWarn
+                    : c.pageable_count > 0 || !gpu_wait.empty() ? Severity::kInfo
+                                                                : Severity::kOk;
+  out.push_back(Make("trace.pageable_copies", subj, pg_sev, Join(said, "; "), pg_ev));
 
   // Synchronisation: only the time the GPU sat idle while the host waited is lost.
   std::vector<Evidence> sync_ev = {
@@ -406,11 +432,16 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
   uint64_t nsync = 0;
   for (const SyncKindStat& k : c.syncs) nsync += k.count;
   bool stalls = s.sync_pct >= th.sync_pct;
+  std::string reads = c.scalar_reads > 0 ? fmt::format("; {} scalar reads ({})", c.scalar_reads,
+                                                       Ms(c.scalar_read_ns))
+                                         : "";
   out.push_back(Make(
       "trace.sync_stalls", subj, stalls ? Severity::kWarn : Severity::kOk,
-      fmt::format("host blocked in {} synchronisations for {}, {} of it while "
-                  "the GPU idled ({} of the span); {} scalar reads",
-                  nsync, Ms(c.sync_ns), Ms(c.sync_idle_in_span_ns), P(s.sync_pct), c.scalar_reads),
+      nsync == 0
+          ? "no host synchronisation calls" + reads
+          : fmt::format("host blocked in {} synchronisations for {}, {} of it while "
+                        "the GPU idled ({} of the span){}",
+                        nsync, Ms(c.sync_ns), Ms(c.sync_idle_in_span_ns), P(s.sync_pct), reads),
       sync_ev));
 
   // Communication, whatever library moves it.
@@ -437,6 +468,58 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
 
 }  // namespace
 
+namespace {
+
+// A rank without GPU ops: its GPU side was not captured (launches without their kernels, or the
+// profiler said so), the input is not a PyTorch profiler trace at all, or a real CPU-only rank.
+// Each gets the decision that fits it.
+void AppendNoGpuOps(const RankAnalysis& a, std::vector<Evidence> ev, std::vector<Finding>& out) {
+  ev.push_back({"gpu_work_calls", std::to_string(a.gpu_work_calls),
+                "launch, graph launch, copy and memset runtime calls"});
+  const bool kineto = a.format.rfind("kineto", 0) == 0;
+  if (a.gpu_work_calls > 0 || !a.gpu_capture_note.empty()) {
+    if (!a.gpu_capture_note.empty()) ev.push_back({"profiler_note", a.gpu_capture_note, ""});
+    out.push_back(Make(
+        "trace.input", a.subject, Severity::kWarn,
+        a.gpu_work_calls > 0
+            ? fmt::format("GPU side not captured: {} runtime call(s) launch kernels or copies, but "
+                          "the trace holds none of their GPU kernels, copies or memsets",
+                          a.gpu_work_calls)
+            : fmt::format("GPU side not captured: the profiler says \"{}\"", a.gpu_capture_note),
+        std::move(ev)));
+    out.back().decision =
+        kineto ? "Re-capture with the GPU activities on (torch.profiler.profile(activities=["
+                 "ProfilerActivity.CPU, ProfilerActivity.CUDA])) and check that CUPTI loads (the "
+                 "CUDA toolkit's libcupti on LD_LIBRARY_PATH, a driver CUPTI supports, no other "
+                 "profiler attached); the host side alone cannot say what the GPU did."
+               : "Re-capture with CUDA tracing on (nsys profile --trace=cuda) and check the "
+                 "export's diagnostics (CUPTI failed to attach, an unsupported driver, or another "
+                 "profiler holding CUPTI); the host side alone cannot say what the GPU did.";
+    return;
+  }
+  if (kineto && a.profiler_events == 0) {
+    out.push_back(Make("trace.input", a.subject, Severity::kWarn,
+                       "not a PyTorch profiler trace: none of its events is of a category the "
+                       "PyTorch profiler (Kineto) writes (kernel, cuda_runtime, cpu_op, "
+                       "user_annotation, …)",
+                       std::move(ev)));
+    out.back().decision =
+        "Give gpuvet trace a PyTorch profiler trace (torch.profiler.profile(...).export_chrome_"
+        "trace, or tensorboard_trace_handler) or an Nsight Systems SQLite export (nsys export "
+        "--type sqlite).";
+    return;
+  }
+  out.push_back(Make("trace.input", a.subject, Severity::kInfo,
+                     "CPU-only rank: the trace holds no GPU kernels, copies or memsets, and no "
+                     "runtime call that would launch any",
+                     std::move(ev)));
+  out.back().decision =
+      "Nothing to analyse on the GPU side for this rank; if it should use a GPU, check that the "
+      "process saw one (CUDA_VISIBLE_DEVICES, device placement of the model and tensors).";
+}
+
+}  // namespace
+
 TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
   TraceVerdict v;
   if (!a.has_gpu_ops && a.counters.ranges > 0) return CounterVerdict(a.counters);
@@ -446,14 +529,19 @@ TraceVerdict RankVerdict(const RankAnalysis& a, const TraceThresholds& th) {
                         DeviceTitle(a.unsupported.front().device), UnsupportedList(a.unsupported))};
   }
   if (!a.has_gpu_ops) {
-    return {Bottleneck::kNoGpuActivity, 0, "high", "the trace holds no GPU operations"};
+    return {Bottleneck::kNoGpuActivity, 0, "high",
+            a.gpu_work_calls > 0 || !a.gpu_capture_note.empty()
+                ? "the GPU side was not captured: the trace holds no GPU operations"
+                : "the trace holds no GPU operations"};
   }
+  // A detected start-up or graph capture is the answer even for a window too short for a
+  // steady-state label: what the trace shows is the capture.
+  if (a.startup.detected) return StartupVerdict(a, th);
   if (TooLittle(a, th)) {
     return {Bottleneck::kInsufficientData, 0, "low",
             fmt::format("{} GPU op(s) over {} in the analysed window: too little to judge",
                         a.temporal.ops_counted, Ms(a.temporal.span_ns))};
   }
-  if (a.startup.detected) return StartupVerdict(a, th);
   Signals s = Derive(a, th);
   struct Option {
     Bottleneck label;
@@ -533,8 +621,12 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
   }
   // A rank whose read skipped anything always says so, whatever else is reported for it.
   auto warnings_finding = [&] {
-    return Make("trace.input", subj, Severity::kInfo,
-                fmt::format("trace read with {} warning(s)", a.warnings.size()), input_ev);
+    Finding f = Make("trace.input", subj, Severity::kInfo,
+                     fmt::format("trace read with {} warning(s)", a.warnings.size()), input_ev);
+    f.decision =
+        "Read the warnings in the evidence: the events they name were skipped, and the results "
+        "cover the rest; re-capture only if the skipped events matter.";
+    return f;
   };
   const bool counter_mode = !a.has_gpu_ops && a.counters.ranges > 0;
   if (counter_mode && !a.truncated) {
@@ -546,14 +638,15 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
     out.push_back(Make("trace.input", subj, Severity::kWarn,
                        "trace truncated: results cover only the events read before the break",
                        input_ev));
+    out.back().decision =
+        "Re-copy the file whole, or re-capture it and let the profiler finish writing "
+        "(prof.stop() or the end of the `with` block) before the process exits.";
   } else if (!a.has_gpu_ops && !a.unsupported.empty()) {
     if (!a.warnings.empty()) out.push_back(warnings_finding());
     AppendUnsupported(a, Severity::kWarn, out);
     return;
   } else if (!a.has_gpu_ops) {
-    out.push_back(Make("trace.input", subj, Severity::kInfo,
-                       "CPU-only rank: the trace holds no GPU kernels, copies or memsets",
-                       input_ev));
+    AppendNoGpuOps(a, input_ev, out);
     return;
   } else if (!a.warnings.empty()) {
     out.push_back(warnings_finding());
@@ -566,7 +659,7 @@ void AppendRankFindings(const RankAnalysis& a, const TraceThresholds& th,
   if (!a.has_gpu_ops) return;
   // Device events that were analysed, beside some that could not be (MTIA insight samples).
   if (!a.unsupported.empty()) AppendUnsupported(a, Severity::kInfo, out);
-  if (TooLittle(a, th)) {
+  if (TooLittle(a, th) && !a.startup.detected) {
     // Replaces a plain "read completely"; a truncation or read warning stays beside it.
     if (out.back().id == "trace.input" && out.back().severity == Severity::kOk) out.pop_back();
     out.push_back(Make(
@@ -635,6 +728,66 @@ void AppendStartupFinding(const RankAnalysis& a, const TraceThresholds& th,
                                  "takes {} of it",
                                  WorkList(st), P(st.share_pct)),
                      std::move(ev)));
+}
+
+// trace.compute_bound, with the advice the kernel mix calls for: memory-bound elementwise,
+// reduction and copy kernels are sped up by fusing them and removing copies (lower precision
+// barely helps them); GEMM and attention kernels by lower precision and tensor cores.
+void AppendComputeBound(const RankAnalysis& a, const TraceThresholds& th, const Signals& s,
+                        std::vector<Finding>& out) {
+  int64_t matrix = 0, memory_bound = 0, all = 0;
+  for (const KernelCategoryTime& c : a.kernels.categories) {
+    if (c.category == "communication") continue;
+    all += c.total_ns;
+    if (c.category == "gemm" || c.category == "attention") matrix += c.total_ns;
+    if (c.category == "elementwise" || c.category == "reduction" || c.category == "memory") {
+      memory_bound += c.total_ns;
+    }
+  }
+  // The largest copy kernel (ATen direct_copy_kernel_cuda, copy_kernel) by name, for the advice.
+  const KernelStat* copy = nullptr;
+  for (const KernelStat& k : a.kernels.top) {
+    if (k.name.find("copy_kernel") != std::string::npos && (!copy || k.total_ns > copy->total_ns)) {
+      copy = &k;
+    }
+  }
+  const double matrix_pct = Share(matrix, all), memory_pct = Share(memory_bound, all);
+  std::vector<Evidence> ev = {
+      {"compute_pct", P(s.compute_pct), fmt::format(">= {}", P(th.compute_pct))},
+      {"gpu_idle_pct", P(s.idle_pct), fmt::format(">= {}", P(th.idle_pct))},
+      {"gemm_attention_share", P(matrix_pct), "of kernel time, communication aside"},
+      {"elementwise_reduction_copy_share", P(memory_pct), "of kernel time, communication aside"}};
+  if (copy) ev.push_back({"largest_copy_kernel", TruncateName(copy->name), P(copy->pct)});
+  std::string mix = memory_pct >= 50 ? fmt::format(
+                                           "; elementwise, reduction and copy kernels "
+                                           "take {} of kernel time (GEMM/attention {})",
+                                           P(memory_pct), P(matrix_pct))
+                    : matrix_pct >= 50 ? fmt::format(
+                                             "; GEMM/attention kernels take {} of kernel "
+                                             "time",
+                                             P(matrix_pct))
+                                       : "";
+  out.push_back(Make("trace.compute_bound", a.subject, Severity::kInfo,
+                     fmt::format("compute kernels cover {} of the span{}", P(s.compute_pct), mix),
+                     std::move(ev)));
+  if (memory_pct >= 50) {
+    out.back().decision = fmt::format(
+        "The GPU is busy with memory-bound elementwise, reduction and copy kernels ({} of kernel "
+        "time{}): fuse them (torch.compile, fused optimizers and norms), remove copies and casts "
+        "(.contiguous(), .to(dtype), layout changes), and keep tensors in one dtype and layout; "
+        "lower precision and tensor cores speed up only the GEMMs ({}), a GPU with more memory "
+        "bandwidth the rest.",
+        P(memory_pct),
+        copy ? fmt::format(", copies {} in {}", P(copy->pct), TruncateName(copy->name)) : "",
+        P(matrix_pct));
+  } else if (matrix_pct >= 50) {
+    out.back().decision = fmt::format(
+        "The GPU is busy with GEMM and attention kernels ({} of kernel time): lower precision "
+        "(BF16/FP8, TF32 for FP32 matmuls), tensor-core-friendly shapes (multiples of 8/16), fused "
+        "attention (FlashAttention, SDPA) or a faster GPU speed this job up; host-side tuning "
+        "will not.",
+        P(matrix_pct));
+  }
 }
 
 void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
@@ -710,12 +863,7 @@ void AppendJudgedFindings(const RankAnalysis& a, const TraceThresholds& th,
       launch_ev));
 
   AppendCopySyncCommFindings(a, th, s, out);
-  if (a.verdict.label == Bottleneck::kComputeBound) {
-    out.push_back(Make(
-        "trace.compute_bound", subj, Severity::kInfo,
-        fmt::format("compute kernels cover {} of the span", P(s.compute_pct)),
-        {{"compute_pct", P(s.compute_pct), fmt::format(">= {}", P(th.compute_pct))}, idle_ev}));
-  }
+  if (a.verdict.label == Bottleneck::kComputeBound) AppendComputeBound(a, th, s, out);
 }
 
 }  // namespace
@@ -776,6 +924,9 @@ void AppendCrossRankFindings(const CrossRank& x, const TraceThresholds& th,
                          x.ranks_present.size(), FormatCpuList(x.missing_ranks)),
              {{"world_size", std::to_string(x.world_size), ""},
               {"ranks_present", std::to_string(x.ranks_present.size()), ""}}));
+    out.back().decision =
+        "Pass every rank's trace of the run (a directory of per-rank files) to compare ranks; one "
+        "rank's file alone is judged on its own.";
   }
   for (const auto& [rank, files] : x.duplicate_ranks) {
     std::vector<Evidence> ev;

@@ -129,6 +129,13 @@ struct RankTrace {
   std::string gpu_name;      // the first device's name from Kineto deviceProperties; "" unknown
   uint64_t input_bytes = 0;  // bytes of (uncompressed) input read
   uint64_t events_seen = 0;  // events parsed, of any kind
+  // Events only the PyTorch profiler writes (Kineto categories: kernel, cuda_runtime, cpu_op,
+  // user_annotation, python_function, …); 0 for a plain chrome://tracing JSON. Nsight Systems
+  // exports leave it 0 (format says what they are).
+  uint64_t profiler_events = 0;
+  // Why the GPU side of the capture is missing, as the profiler itself said it (nsys
+  // DIAGNOSTIC_EVENT "No CUDA events collected…"); "" when it said nothing.
+  std::string gpu_capture_note;
   // Problems that did not stop the read (a truncated file read up to the last whole event,
   // unknown categories, events with missing fields skipped), each naming file and offset/field.
   std::vector<std::string> warnings;

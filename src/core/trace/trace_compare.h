@@ -100,7 +100,8 @@ struct TraceComparison {
   std::vector<CompareKernel> changed;
   std::vector<CompareKernel> added;    // in B only
   std::vector<CompareKernel> removed;  // in A only
-  uint64_t kernels_matched = 0;        // normalised names in both runs (same or family)
+  uint64_t kernels_matched = 0;        // normalised names in both runs (same or family), copies
+                                       // and memsets aside
   uint64_t kernels_a_only = 0;
   uint64_t kernels_b_only = 0;
   // Likely causes outside the kernels: another GPU model, another world size, another device type,

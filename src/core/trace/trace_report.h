@@ -151,12 +151,25 @@ struct CopyStats {
   int64_t host_copy_in_span_ns = 0;
   int64_t host_copy_exposed_in_span_ns = 0;
   // Blocking copies: a synchronous cudaMemcpy, or a cudaMemcpyAsync whose copy touches pageable
-  // host memory (the call returns only once the data is staged), scalar reads excepted (their
-  // wait is for the queue: a sync, counted there). Host time inside those calls.
+  // host memory (the call returns only once the data is staged), whatever its size (a small
+  // DtoH `.item()`-style read included). Host time inside those calls, and the copy's own wait:
+  // the part of the calls (a union over threads) inside the span while no GPU op runs on any
+  // stream, which is what trace.pageable_copies judges.
   uint64_t blocking_copies = 0;
   int64_t blocking_copy_ns = 0;
-  int64_t blocking_copy_in_span_ns = 0;  // clipped to the span
-  int64_t blocking_copy_max_ns = 0;      // the longest single call
+  int64_t blocking_copy_in_span_ns = 0;       // clipped to the span
+  int64_t blocking_copy_max_ns = 0;           // the longest single call
+  int64_t blocking_copy_idle_in_span_ns = 0;  // clipped to the span, while the GPU idles
+  int64_t blocking_copy_idle_max_ns = 0;      // the largest GPU-idle part of a single call
+  // Blocking DtoH calls that wait for the GPU: the part of each call while some other GPU op
+  // runs (the copy queues behind the stream's work, an implicit sync; the GPU loses nothing).
+  uint64_t dtoh_gpu_waits = 0;   // calls with such a wait
+  int64_t dtoh_gpu_wait_ns = 0;  // their summed GPU-busy part
+  int64_t dtoh_gpu_wait_max_ns = 0;
+  uint64_t dtoh_gpu_wait_max_bytes = 0;  // the longest one's copy size
+  std::string dtoh_gpu_wait_call;        // the longest one's runtime call ("cudaMemcpyAsync")
+  std::string dtoh_gpu_wait_behind;      // the GPU op it queued behind (last before it on its
+                                         // stream); "" when none
   std::vector<SyncKindStat> syncs;       // device, stream, event, memcpy (synchronous copies)
   int64_t sync_ns = 0;                   // host time blocked in all of them
   int64_t sync_in_span_ns = 0;           // the part of it inside the temporal breakdown's span
@@ -164,8 +177,10 @@ struct CopyStats {
   // stream: the host waits and the GPU has nothing to do (what sync_stalls judges). A sync while
   // the GPU is busy costs the GPU nothing.
   int64_t sync_idle_in_span_ns = 0;
-  uint64_t scalar_reads = 0;   // small DtoH copies followed by a stream/device sync (`.item()`)
-  int64_t scalar_read_ns = 0;  // host time in those syncs
+  // Small DtoH copies (`.item()`) by a synchronous cudaMemcpy, or a cudaMemcpyAsync followed by
+  // a stream/device sync on the same thread; host time in the copy call and that sync.
+  uint64_t scalar_reads = 0;
+  int64_t scalar_read_ns = 0;
 };
 
 // Communication/computation overlap as HTA's get_comm_comp_overlap: the share of communication
@@ -302,6 +317,12 @@ struct RankAnalysis {
   bool truncated = false;
   uint64_t events_seen = 0;
   uint64_t input_bytes = 0;
+  // What tells a rank whose GPU side was not captured from a CPU-only one: runtime calls that
+  // enqueue GPU work (launches, graph launches, copies, memsets), events only the PyTorch
+  // profiler writes (RankTrace::profiler_events) and the profiler's own note on the capture.
+  uint64_t gpu_work_calls = 0;
+  uint64_t profiler_events = 0;
+  std::string gpu_capture_note;
   std::vector<std::string> warnings;
   TemporalBreakdown temporal;
   std::vector<StreamIdle> idle;  // sorted by (device, stream)

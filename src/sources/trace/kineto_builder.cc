@@ -93,6 +93,10 @@ void KinetoTraceBuilder::CountAccelerator(std::vector<UnanalysedEvents>& list,
 void KinetoTraceBuilder::Add(const KinetoEvent& ev, uint64_t offset) {
   if (ev.ph != 'X' || !ev.has_cat) return;
   KinetoCategory cat = ev.cat;
+  if ((cat != KinetoCategory::kUnknown && cat != KinetoCategory::kIgnored) ||
+      ev.cat_text == "python_function") {
+    ++trace_->profiler_events;
+  }
   bool step = IsProfilerStepName(ev.name);
   // The GPU-side copy of a step (gpu_user_annotation "ProfilerStep#N") is not a second step.
   if (cat == KinetoCategory::kProfilerRange) {

@@ -30,6 +30,7 @@ constexpr char kSyncTable[] = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 constexpr char kGraphTable[] = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 constexpr char kNvtxTable[] = "NVTX_EVENTS";
 constexpr char kRanksTable[] = "MPI_RANKS";
+constexpr char kDiagnosticTable[] = "DIAGNOSTIC_EVENT";
 constexpr char kEventTypeEnum[] = "ENUM_NSYS_EVENT_TYPE";
 constexpr std::string_view kCuptiPrefix = "CUPTI_ACTIVITY_KIND_";
 
@@ -74,6 +75,7 @@ class NsysReader {
   Status ReadMemset();
   Status ReadNvtx();
   Status ReadRank();
+  Status ReadDiagnostics();
   std::vector<int64_t> NvtxRangeTypes();
   // Device, stream and correlation of a GPU op from columns 2, 3, 4; graph_launched from the
   // graphNodeId in `graph_col` or the correlation of a cudaGraphLaunch.
@@ -368,11 +370,29 @@ Status NsysReader::ReadRank() {
   return x_.Scan(kRanksTable, x_.Select(kRanksTable, {"globalTid", "rank"}), on_row, false);
 }
 
+// DIAGNOSTIC_EVENT: what nsys itself said about the capture. A message that no CUDA events were
+// collected (CUPTI failed to attach, an unsupported driver) explains an export without GPU ops.
+Status NsysReader::ReadDiagnostics() {
+  if (!x_.HasColumn(kDiagnosticTable, "text")) return Status::Ok();
+  auto on_row = [&](const SqliteStatement& row) {
+    if (!t_.gpu_capture_note.empty() || row.IsNull(0)) return;
+    std::string text = row.IsText(0) ? std::string(row.Text(0)) : t_.names[x_.NameAt(row, 0)];
+    if (text.find("No CUDA events") != std::string::npos ||
+        text.find("CUDA events were not collected") != std::string::npos) {
+      t_.gpu_capture_note = text.substr(0, 300);
+    }
+  };
+  // Diagnostics only explain; an unreadable row must not fail the read of the events.
+  Status s = x_.Scan(kDiagnosticTable, x_.Select(kDiagnosticTable, {"text"}), on_row, false);
+  (void)s;
+  return Status::Ok();
+}
+
 Status NsysReader::Run() {
   Status s = CheckTables();
   for (auto step : {&NsysReader::ReadRuntime, &NsysReader::ReadSync, &NsysReader::ReadKernels,
                     &NsysReader::ReadGraphs, &NsysReader::ReadMemcpy, &NsysReader::ReadMemset,
-                    &NsysReader::ReadNvtx, &NsysReader::ReadRank}) {
+                    &NsysReader::ReadNvtx, &NsysReader::ReadRank, &NsysReader::ReadDiagnostics}) {
     if (!s.ok()) return s;
     s = (this->*step)();
   }

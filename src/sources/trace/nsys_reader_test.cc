@@ -151,6 +151,15 @@ TEST(NsysReaderTest, InlineTextNamesAndMissingStringIds) {
   EXPECT_TRUE(AnyWarningHas(r.value(), "1 string ids not found in StringIds"));
 }
 
+// nsys says in DIAGNOSTIC_EVENT when CUPTI collected no CUDA events: kept as the capture note.
+TEST(NsysReaderTest, DiagnosticNoCudaEventsIsKept) {
+  auto r = ReadSingle(BuildExport("nocuda"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r.value().gpu_ops.empty());
+  EXPECT_EQ(r.value().runtime.size(), 3u);
+  EXPECT_EQ(r.value().gpu_capture_note, "No CUDA events collected. Does the process use CUDA?");
+}
+
 TEST(NsysBadInputTest, MissingFile) {
   auto r = ReadSingle((TestDir() / "does-not-exist.sqlite").string());
   ASSERT_FALSE(r.ok());

@@ -150,6 +150,7 @@ std::vector<RankTrace> SplitNsysTrace(RankTrace whole, const NsysOwners& owners)
       t.truncated = whole.truncated;
       t.names = whole.names;
       t.warnings = whole.warnings;
+      t.gpu_capture_note = whole.gpu_capture_note;
       t.rank = pid >= 0 && devs.size() == 1 ? rank : -1;
       int proc_rank = pid >= 0 ? RankOf(owners, pid) : -1;
       std::vector<std::string> parts;

@@ -9,6 +9,8 @@
 --   multigpu: two ranks (processes) of one `nsys profile torchrun` export, one GPU each.
 --   graphs:  --cuda-graph-trace=graph: CUPTI_ACTIVITY_KIND_GRAPH_TRACE instead of kernels.
 --   steps:   20 ProfilerStep ranges of 4 ms, a host-bound training loop (a real verdict).
+--   nocuda:  runtime calls only, and the DIAGNOSTIC_EVENT nsys writes when CUPTI collected no
+--            CUDA events: the GPU side was not captured (not a CPU-only process).
 -- Times are ns. globalTid = (pid << 24) | tid, pid 4242, threads 4242 (main) and 4250 (worker).
 -- To build one by hand: awk '/^-- @@export older/{p=1;next} /^-- @@export/{p=0} p' \
 --   make_synthetic.sql | sqlite3 older.sqlite
@@ -338,3 +340,19 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
     4 + correlationId % 2, 4 + correlationId % 2, NULL, 0, 64, 128, 1, 1, 256, 1, 1,
     correlationId, NULL, NULL
   FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId = 1;
+
+-- @@export nocuda
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cudaMalloc_v3020');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INT NOT NULL, end INT NOT NULL,
+  eventClass INT NOT NULL, globalTid INT NOT NULL, correlationId INT NOT NULL,
+  nameId INT NOT NULL, returnValue INT NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+  (100, 300, 0, (4242 << 24) | 4242, 1, 2, 0),
+  (400, 410, 0, (4242 << 24) | 4242, 2, 1, 0),
+  (420, 430, 0, (4242 << 24) | 4242, 3, 1, 0);
+CREATE TABLE DIAGNOSTIC_EVENT (timestamp INT NOT NULL, timestampType INT NOT NULL,
+  source INT NOT NULL, severity INT NOT NULL, text TEXT NOT NULL, globalPid INT);
+INSERT INTO DIAGNOSTIC_EVENT VALUES
+  (0, 0, 0, 1, 'Process 4242 was launched by the profiler', 4242 << 24),
+  (500, 0, 0, 2, 'No CUDA events collected. Does the process use CUDA?', 4242 << 24);
