@@ -104,15 +104,16 @@ const Row kRows[] = {
      "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, "
      "unsigned long, unsigned int**, unsigned long, unsigned long)",
      "communication", kComm},
-    // DeepEP (deepseek-ai/DeepEP csrc/kernels) and DeepSeek's dpsk::ep build (the 64-rank
-    // trace); not in the shared traces.
+    // DeepEP (deepseek-ai/DeepEP csrc/kernels), DeepSeek's dpsk::ep build (the 64-rank
+    // trace) and NVSHMEM: not in the shared traces, the names are constructed.
     {"deepep", "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*)",
      "communication", kComm},
     {"dpsk ep",
      "void dpsk::ep::internode::combine<__nv_bfloat16, 8, 512>(int4*, float*, int const*, void*)",
      "communication", kComm},
     {"nvshmem", "void nvshmemi_barrier_all_kernel<int>(int)", "communication", kComm},
-    // A compute kernel whose template arguments name a collective is not communication.
+    // A compute kernel whose template arguments name a collective is not communication
+    // (constructed).
     {"compute with comm template arg",
      "void at::native::vectorized_elementwise_kernel<4, FunctorForAllReduceScale<float>, "
      "std::array<char*, 2ul> >(int, FunctorForAllReduceScale<float>, std::array<char*, 2ul>)",

@@ -400,19 +400,20 @@ void AppendCopySyncCommFindings(const RankAnalysis& a, const TraceThresholds& th
   std::vector<std::string> said;
   if (c.pageable_count > 0) {
     said.push_back(fmt::format(
-        "{} copies ({}{}) use pageable host memory", c.pageable_count,
-        FormatBytes(c.pageable_bytes),
-        a.steps.size() > 1 ? fmt::format(", {} per step", FormatBytes(bytes_per_step)) : ""));
+        "{} {} ({}{}) use{} pageable host memory", c.pageable_count,
+        c.pageable_count == 1 ? "copy" : "copies", FormatBytes(c.pageable_bytes),
+        a.steps.size() > 1 ? fmt::format(", {} per step", FormatBytes(bytes_per_step)) : "",
+        c.pageable_count == 1 ? "s" : ""));
   } else {
     said.push_back("no copies from or to pageable host memory");
   }
   if (c.blocking_copies > 0) {
-    said.push_back(
-        fmt::format("{} blocking cop{} hold the host {} of the span while the GPU idles{}",
-                    c.blocking_copies, c.blocking_copies == 1 ? "y" : "ies", P(s.blocking_pct),
-                    c.blocking_copy_idle_max_ns > 0
-                        ? fmt::format(" (longest {})", Ms(c.blocking_copy_idle_max_ns))
-                        : ""));
+    said.push_back(fmt::format(
+        "{} blocking {} the host {} of the span while the GPU idles{}", c.blocking_copies,
+        c.blocking_copies == 1 ? "copy holds" : "copies hold", P(s.blocking_pct),
+        c.blocking_copy_idle_max_ns > 0
+            ? fmt::format(" (longest {})", Ms(c.blocking_copy_idle_max_ns))
+            : ""));
   }
   if (!gpu_wait.empty()) said.push_back(gpu_wait + ": an implicit sync while the GPU is busy");
   Severity pg_sev = bulk || blocked                             ? Severity::kWarn
