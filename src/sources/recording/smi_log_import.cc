@@ -336,12 +336,13 @@ class SampleGrouper {
     return Status::Ok();
   }
 
-  // Emits the last sample; the end time (the last sample plus an interval) when the log is timed.
+  // Emits the last sample; the end time is the last sample plus an interval, on the log's clock
+  // or (untimed, --interval) on the index clock: an import read to its end is finished, never
+  // "not finished".
   Result<std::optional<double>> Finish() {
     if (!open_) return std::optional<double>();
     if (Status s = Emit(); !s.ok()) return s;
     open_ = false;
-    if (!timed_) return std::optional<double>();
     return std::optional<double>(previous_unix_ + interval_s_);
   }
   int64_t samples() const { return index_; }

@@ -63,6 +63,8 @@ TEST(SmiImportTest, DmonDefaultColumnsTwoGpusRepeatedHeader) {
   EXPECT_EQ(r.meta.interval_s, 2);
   EXPECT_EQ(r.samples[1].t, 2);  // no timestamps: index x --interval
   EXPECT_EQ(r.samples[3].t, 6);
+  // Read to its end: finished (analyze must not call it "recording not finished").
+  EXPECT_EQ(r.meta.end_unix_s, std::optional<double>(8));
   const GpuSample& g = r.samples[1].gpus[1];
   EXPECT_EQ(g.gpu, 1);
   EXPECT_EQ(g.power_w, 121);
