@@ -9,6 +9,7 @@ namespace gpuvet {
 namespace {
 constexpr Rule kRules[] = {
     {"driver", CheckDriver},
+    {"health", CheckGpuHealth},
     {"pcie", CheckPcie},
     {"clocks", CheckClocks},
     {"ecc", CheckEcc},
