@@ -7,7 +7,9 @@
 #   and only when gpuvet drained it (the reason starts with "gpuvet:"); drains set by people or
 #   other tools are left alone. A pass with unknowns (a check that could not run) keeps a gpuvet
 #   drain in place: an ECC drain must not be lifted because the next run could not read ECC.
-# - A GPU or driver that does not answer fails `gpuvet check` (gpu.unresponsive) and drains.
+# - A GPU or driver that does not answer fails `gpuvet check` (gpu.unresponsive) and drains, and
+#   so does a GPU the driver counts but cannot open (nvidia-smi: "Unable to determine the device
+#   handle": gpu.unresponsive, gpu.lost or gpu.reset_required, named by its PCI address).
 # - A usage or internal error of gpuvet (exit 2 or 3), or a hang past GPUVET_TIMEOUT, never
 #   drains: the node is not proven sick, and the problem is logged instead.
 # - With GPUVET_TEXTFILE set, the results are also written for node_exporter's textfile

@@ -195,7 +195,8 @@ int RunCheck(const CheckFlags& in_flags) {
                    std::string(CaptureFormatName(capture_flag_format)).c_str());
     }
     report.gpus = std::move(inv).value();
-    if (report.gpus.gpus.empty()) {
+    // A saved broken-node output (nvidia-smi could not reach the driver) is a verdict: its state.
+    if (report.gpus.state == GpuSourceState::kOk && report.gpus.gpus.empty()) {
       const Reading<int>& attached = report.gpus.device_count;
       return UsageError(
           "check",

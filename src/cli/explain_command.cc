@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/catalogue.h"
 #include "core/fleet_catalogue.h"
 #include "core/report.h"
+#include "rules/xid_catalog.h"
 #include "util/strings.h"
 
 namespace gpuvet {
@@ -116,7 +118,43 @@ std::vector<std::string> CloseIds(std::string_view id) {
   return close;
 }
 
+// The Xid code `id` names ("79", "xid79", "xid.79", "Xid 79"), or nullopt.
+std::optional<int> XidCodeOf(std::string_view id) {
+  std::string lower = ToLower(id);
+  std::string_view rest = lower;
+  if (StartsWith(rest, "xid")) rest.remove_prefix(3);
+  while (!rest.empty() && (rest.front() == '.' || rest.front() == ' ' || rest.front() == '_')) {
+    rest.remove_prefix(1);
+  }
+  if (rest.empty() || rest.size() > 4) return std::nullopt;
+  for (char c : rest) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  return std::stoi(std::string(rest));
+}
+
+// An Xid answered from the Xid catalogue (rules/xid_catalog.h, docs/xid.md).
+std::string ExplainXid(const XidInfo& x) {
+  return fmt::format(
+      "Xid {}  (Xid catalogue: {})\n  {}\n\nNVIDIA's immediate action\n  {}\n\nWhat to do\n  {}\n\n"
+      "Source\n  {}\n",
+      x.code, XidClassName(x.xid_class), x.name,
+      x.nvidia_action.empty() ? std::string_view("none given") : x.nvidia_action, x.action,
+      XidSourceName(x.source));
+}
+
 int Explain(const std::string& id) {
+  if (std::optional<int> code = XidCodeOf(id)) {
+    if (const XidInfo* x = FindXid(*code)) {
+      Print(ExplainXid(*x));
+      return kExitHealthy;
+    }
+    std::fprintf(stderr,
+                 "gpuvet explain: Xid %d is not in gpuvet's Xid catalogue (docs/xid.md); look it "
+                 "up in NVIDIA's Xid catalogue\n",
+                 *code);
+    return kExitUsage;
+  }
   if (const CatalogueEntry* e = FindCatalogueEntry(id)) {
     Print(fmt::format("{}  ({} area)\n  {}\n\nWhat it means\n  {}\n\nWhat to do\n  {}\n", e->id,
                       e->area, e->title, e->meaning, e->decision));
@@ -153,8 +191,8 @@ void AddExplainCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "explain", "Explain one check, fleet finding or label: what it means, what to do");
   cmd->add_option("id", *id,
-                  "Check id (pcie.link_width_reduced), fleet id (fleet.driver_drift) or label "
-                  "(host_cpu_bound, host_cpu_bound/cpu_quota)")
+                  "Check id (pcie.link_width_reduced), fleet id (fleet.driver_drift), label "
+                  "(host_cpu_bound, host_cpu_bound/cpu_quota) or Xid code (79, xid79)")
       ->required();
   cmd->callback([id, exit_code] { *exit_code = Explain(*id); });
 }

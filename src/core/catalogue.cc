@@ -171,6 +171,12 @@ constexpr CatalogueEntry kCatalogue[] = {
      "ECC is disabled on a GPU that supports it, or a mode change is pending until the next reset. "
      "Without ECC, memory faults corrupt results silently.",
      "Enable ECC (`nvidia-smi -e 1`) and reset the GPU or reboot to apply a pending change."},
+    {"ecc.repair_pending", "ecc", "Memory repairs applied",
+     "The driver (570 and later) found memory it can repair by remapping a channel or a TPC, and "
+     "the repair takes effect at the next GPU reset (nvidia-smi: Channel / TPC Repair Pending: "
+     "Yes). The GPU keeps working until then.",
+     "Reset the GPU at a convenient time (`nvidia-smi -r -i <PCI address>` with no processes on "
+     "it, or at the next reboot) to apply the repair; not a reason to drain."},
     {"ecc.retired_pages", "ecc", "Retired memory pages",
      "The GPU retired memory pages because of ECC errors (pre-Ampere page retirement). At the "
      "retirement limit the part can no longer protect itself.",
@@ -181,6 +187,17 @@ constexpr CatalogueEntry kCatalogue[] = {
      "reset to take effect; a remap failure means the spare rows ran out.",
      "Pending: drain and reset the GPU. Failure, or uncorrectable remaps over the limit: take the "
      "GPU out of service and open an RMA."},
+    {"ecc.sram_threshold", "ecc", "SRAM uncorrectable errors below threshold",
+     "Uncorrectable errors in the GPU's on-chip SRAM passed the threshold the driver (570 and "
+     "later) keeps for them (nvidia-smi: SRAM Threshold Exceeded: Yes): the part is failing.",
+     "Drain the GPU and open an RMA with NVIDIA or the system vendor, attaching "
+     "`nvidia-bug-report.sh`; a reset does not clear this."},
+    {"ecc.unrepairable_memory", "ecc", "GPU memory repairable",
+     "The driver (570 and later) reports memory it can no longer repair (nvidia-smi: "
+     "Unrepairable Memory: Yes): its row-remapping or channel/TPC repair resources are used up "
+     "where errors keep coming.",
+     "Drain the GPU and open an RMA with NVIDIA or the system vendor, attaching "
+     "`nvidia-bug-report.sh`."},
     {"ecc.volatile_dbe", "ecc", "Uncorrectable ECC errors since last reset",
      "An uncorrectable memory error occurred since the driver loaded. The process using that "
      "memory was killed and results computed around it cannot be trusted.",
@@ -197,6 +214,13 @@ constexpr CatalogueEntry kCatalogue[] = {
      "fell off the bus, or the node is not the model it is thought to be.",
      "Drain the node and check the kernel log and `lspci` for the missing GPU; reseat or replace "
      "it."},
+    {"gpu.error_value", "gpu", "nvidia-smi values readable",
+     "In a capture, nvidia-smi printed its own error text (\"Unknown Error\", ...) in place of "
+     "some values of this GPU: the driver failed to answer those queries. A few fields (the "
+     "addressing mode of consumer boards, the host's maximum link generation) read so on sound "
+     "GPUs and are info.",
+     "Rerun `nvidia-smi -q` on the node; if the fields still read \"Unknown Error\", read the "
+     "kernel log for Xid lines and reset the GPU at a convenient time."},
     {"gpu.lost", "gpu", "GPU reachable",
      "The driver reports the GPU as lost (it stopped responding on the bus). Nothing can run on it "
      "until the node is reset.",
@@ -207,10 +231,25 @@ constexpr CatalogueEntry kCatalogue[] = {
      "GPU or driver is wedged; the affected checks could not be evaluated.",
      "Rerun the check; if the same call hangs again, drain the node and collect "
      "`nvidia-bug-report.sh`."},
+    {"gpu.recovery_action", "gpu", "No recovery action pending",
+     "The driver (570 and later) asks for a recovery action on this GPU (nvidia-smi: GPU "
+     "Recovery Action; NVML field GPU_RECOVERY_ACTION): Reset, Drain and Reset, Node Reboot "
+     "Required or Drain P2P. Until it is done the GPU does not run work correctly.",
+     "Do what the driver asks, named in the finding: reset the GPU, drain and then reset it, or "
+     "drain and reboot the node; then check again."},
+    {"gpu.reset_required", "gpu", "GPU usable without a reset",
+     "The driver answers NVML_ERROR_RESET_REQUIRED for this GPU (nvidia-smi shows \"GPU requires "
+     "reset\"): an earlier fault (an uncorrectable ECC error, a contained error, a recovery the "
+     "driver could not finish) left it unusable until it is reset. Jobs on it fail.",
+     "Drain the node; stop the processes on the GPU and reset it (`nvidia-smi -r -i <PCI "
+     "address>`), or reboot the node; then run `gpuvet check` again. If it needs a reset again "
+     "soon, read the Xid lines and ECC counters and plan an RMA."},
     {"gpu.unresponsive", "gpu", "GPU answers its driver",
      "The NVIDIA management library did not answer: a call on this GPU hung past "
      "--nvml-timeout-ms, nvmlInit or the device enumeration hung, every call on the GPU failed "
-     "(UNKNOWN) without one answer, or `check --timeout` ran out before it answered. A GPU that "
+     "(UNKNOWN) without one answer, the driver counts the GPU but could not open it (nvidia-smi: "
+     "\"Unable to determine the device handle for GPU…: Unknown Error\"), or `check --timeout` "
+     "ran out before it answered. A GPU that "
      "does not answer its driver is not healthy: CUDA programs on it usually hang the same way. "
      "(A call the GPU does not support is a skip, never this.)",
      "Drain the node; capture `nvidia-bug-report.sh` and the kernel log (Xid lines) while it is "
@@ -288,6 +327,14 @@ constexpr CatalogueEntry kCatalogue[] = {
      "Drain the node and read the whole report (the RIP and call trace name the driver); update "
      "or remove that driver, check memory (EDAC, kernel.edac_memory) and reboot before the node "
      "takes work again. Clear old pstore records after reading them."},
+    {"kernel.driver_mismatch", "kernel", "NVIDIA driver parts of one version",
+     "The kernel log says the NVIDIA kernel module and a user-space part differ in version "
+     "(\"NVRM: API mismatch: the client has the version X, but this kernel module has the version "
+     "Y\", or an nvidia-modeset / nvidia-drm version mismatch): NVML, nvidia-smi and CUDA fail "
+     "with \"Driver/library version mismatch\" until they agree. Usually a driver upgrade "
+     "without a reboot (or a container carrying its own driver libraries).",
+     "Drain the node and reboot it so the new kernel module loads (or reinstall the driver the "
+     "kernel module belongs to); in containers, do not ship driver libraries in the image."},
     {"kernel.edac_memory", "kernel", "Host memory (EDAC) errors",
      "The EDAC driver logged memory errors on a memory controller: corrected errors (CE) were "
      "fixed by ECC; uncorrectable ones (UE) corrupted data or killed processes. A stream of "
@@ -295,6 +342,13 @@ constexpr CatalogueEntry kCatalogue[] = {
      "For uncorrectable errors drain the node and replace the DIMM the message names (check "
      "`edac-util -v`, the BMC's SEL); for 10 or more corrected errors plan the replacement and "
      "watch the rate."},
+    {"kernel.gpu_init_failed", "kernel", "NVIDIA GPUs initialised",
+     "The driver could not initialise a GPU (\"NVRM: … RmInitAdapter failed\", "
+     "\"rm_init_adapter failed\", or \"The NVIDIA probe routine failed\"): that GPU is missing "
+     "from NVML and nvidia-smi. Causes: the GPU fell off the bus or lacks power, a firmware (GSP) "
+     "fault, or a driver that does not support it.",
+     "Drain the node; read the lines around it (Xid, AER, GSP errors) and reboot. If the GPU "
+     "fails to initialise again, check its power and seating, then RMA."},
     {"kernel.hung_task", "kernel", "Tasks blocked in the kernel",
      "The kernel's hung-task detector saw tasks stuck in uninterruptible sleep (D state) for "
      "more than its timeout (120 s by default): usually waiting on storage or a network "
@@ -394,6 +448,13 @@ constexpr CatalogueEntry kCatalogue[] = {
      "NVLink error counters (CRC, replay, recovery) exceed their budget: the link retransmits and "
      "collective bandwidth drops, or the link is about to fail.",
      "Reset the GPUs; if errors return, drain the node for NVLink/NVSwitch inspection."},
+    {"nvlink.fabric", "nvlink", "NVSwitch fabric registration",
+     "On NVSwitch systems each GPU registers with the fabric manager at start (nvidia-smi: Fabric "
+     "State / Status). Until the state is Completed with status Success the GPU cannot use "
+     "NVLink to its peers: CUDA reports errors or jobs run without peer access.",
+     "Check `systemctl status nvidia-fabricmanager` and its log (/var/log/fabricmanager.log); "
+     "restart it, or reboot the node. A status other than Success after Completed needs the "
+     "fabric manager log and usually a reboot."},
     {"nvlink.link_down", "nvlink", "NVLink links up",
      "Some NVLink links of the GPU are inactive while others are up. Peer traffic falls back to "
      "fewer links or PCIe and collectives slow down.",

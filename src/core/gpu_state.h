@@ -54,6 +54,21 @@ struct GpuProcess {
   uint64_t used_memory_bytes = 0;  // 0 when the driver does not report it
 };
 
+// What an NVML error says about a GPU, one meaning per code (the NVML source maps each code; the
+// rules give each its finding): why nvmlDeviceGetHandleByIndex could not open a GPU.
+enum class GpuFault {
+  kNone,
+  kUnknown,            // NVML_ERROR_UNKNOWN: the GPU does not answer its driver
+  kLost,               // NVML_ERROR_GPU_IS_LOST: fallen off the bus
+  kResetRequired,      // NVML_ERROR_RESET_REQUIRED: unusable until a GPU reset or reboot
+  kNoPermission,       // NVML_ERROR_NO_PERMISSION: this process may not open it (not a fault)
+  kInsufficientPower,  // NVML_ERROR_INSUFFICIENT_POWER: its external power is not connected
+  kIrqIssue,           // NVML_ERROR_IRQ_ISSUE: its interrupts do not reach the kernel
+  kCorruptedInforom,   // NVML_ERROR_CORRUPTED_INFOROM: its InfoROM is corrupted
+  kTimeout,            // NVML_ERROR_TIMEOUT: the driver timed out talking to it
+  kOther,              // any other code: the driver counts the GPU but cannot open it
+};
+
 // A call that failed or hung while reading one GPU; turned into gpu.query_failed findings.
 struct CallFailure {
   std::string call;     // "nvmlDeviceGetPowerUsage"
@@ -139,6 +154,29 @@ struct GpuState {
 
   bool lost = false;      // a call answered NVML_ERROR_GPU_IS_LOST
   std::string lost_call;  // which one
+  // A call answered NVML_ERROR_RESET_REQUIRED (which one): the GPU needs a reset before use.
+  bool reset_required = false;
+  std::string reset_required_call;
+  // Driver 570+ health fields (nvidia-smi -q / -q -x; not supported elsewhere): the recovery
+  // action the driver asks for ("None", "Reset", "Drain and Reset", "Node Reboot Required",
+  // "Drain P2P"), memory that can no longer be repaired, repairs waiting for a reset, the SRAM
+  // uncorrectable-error threshold, and NVSwitch-fabric registration ("Completed" / "Success").
+  Reading<std::string> recovery_action;
+  Reading<bool> unrepairable_memory;
+  Reading<bool> channel_repair_pending;
+  Reading<bool> tpc_repair_pending;
+  Reading<bool> sram_threshold_exceeded;
+  Reading<std::string> fabric_state;
+  Reading<std::string> fabric_status;
+  // A capture: fields whose value is nvidia-smi's own error text ("Unknown Error", "GPU requires
+  // reset", "GPU is lost") in place of a value, as {element path, text}, every field of the GPU
+  // (not only those gpuvet reads), and how many value fields the GPU section has.
+  std::vector<CallFailure> error_values;
+  int value_fields = 0;
+  // Live NVML: nvmlDeviceGetHandleByIndex failed, so nothing else on this GPU was asked (its
+  // name and PCI address are unknown; the rules take the address from sysfs). The failure, with
+  // NVML's text, is also in `failures`.
+  GpuFault handle_fault = GpuFault::kNone;
   // NVML stopped answering while this GPU was read (a call hung, here or on an earlier GPU), so
   // its later fields are missing. Rules skip such GPUs; gpu.query_failed reports them once.
   bool abandoned = false;
@@ -175,6 +213,11 @@ struct GpuInventory {
   // Read from a saved `nvidia-smi -q -x` capture, not a live driver: GPUs the capture does not
   // hold were not captured (not lost), and a field it lacks was not recorded (unknown).
   bool from_capture = false;
+  // A capture that says it was taken of selected GPUs (`nvidia-smi -q -i N`: the command line
+  // saved with it), so fewer GPU sections than "Attached GPUs" is expected; and one cut short
+  // (the text ends inside a GPU section), so GPUs after it are missing from the file.
+  bool capture_selected = false;
+  bool capture_truncated = false;
   // When the capture was taken, as the capture says it ("Fri Jun 21 02:03:08 2024", the captured
   // host's local time); unset for live NVML.
   Reading<std::string> captured_at;

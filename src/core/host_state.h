@@ -167,6 +167,20 @@ enum class KernelSignal {
   kCpuStall,        // soft/hard lockups and RCU stalls  (key: CPU or "rcu")
   kEdacMemory,      // "EDAC MC0: 1 CE/UE memory … error on …"  (key: memory controller)
   kNicSlotPower,    // "mlx5_core …: Detected insufficient power on the PCIe slot"  (key: address)
+  // "NVRM: API mismatch: the client has the version X, but this kernel module has the version Y",
+  // nvidia-modeset / nvidia-drm version mismatches  (key: module; extra: the versions)
+  kDriverMismatch,
+  // "RmInitAdapter failed", "rm_init_adapter failed", "The NVIDIA probe routine failed"
+  // (key: PCI address or "nvidia")
+  kGpuInitFailed,
+  kNetCarrier,    // "ib6: lost carrier", "mlx5_core …: Link down"  (key: interface)
+  kPcieHwError,   // firmware-first "[Hardware Error]: … PCIe error … device_id"  (key: address)
+  kPcieDpc,       // "DPC: containment event"  (key: port address)
+  kPcieHotplug,   // "pciehp …: Slot(N): Link Down"  (key: port address)
+  kMachineCheck,  // "mce: [Hardware Error]"  (key: CPU or bank)
+  kNicHealth,     // mlx5 "health recovery flow aborted", module high temperature  (key: address)
+  kNfsLockReclaim,  // "lockd: … lock reclaim failed"  (key: server)
+  kFileMax,         // "VFS: file-max limit N reached"  (key: "file-max")
 };
 
 // One kernel log line that matched a signal, with its time: the per-event stream `analyze` can

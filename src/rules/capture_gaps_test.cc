@@ -41,13 +41,29 @@ Reading<T> Absent() {
 }
 
 TEST(CaptureRules, SingleGpuCaptureOfAFourGpuHostIsInfoNotFail) {
-  // `nvidia-smi -q -x -i 0`: attached_gpus 4, one <gpu>.
-  auto fs = RunAll(Capture({test::HealthyGpu(0, "0000:01:00.0")}, 4));
-  Finding f = OnlyFinding(fs, "driver.gpus_visible", "host");
+  // `nvidia-smi -q -x -i 0`, saved with its command line: attached_gpus 4, one <gpu>.
+  GpuInventory inv = Capture({test::HealthyGpu(0, "0000:01:00.0")}, 4);
+  inv.capture_selected = true;
+  Finding f = OnlyFinding(RunAll(inv), "driver.gpus_visible", "host");
   EXPECT_EQ(f.severity, Severity::kInfo);
-  EXPECT_EQ(f.summary, "capture holds 1 of 4 attached GPUs; the others were not captured");
+  EXPECT_EQ(f.summary,
+            "capture of selected GPUs (-i) holds 1 of 4 attached GPUs; the others were not "
+            "captured");
   EXPECT_EQ(f.decision.find("Xid"), std::string::npos) << f.decision;
   EXPECT_EQ(f.meaning.find("fell off"), std::string::npos) << f.meaning;
+}
+
+// Issue 26: without a sign of -i, a GPU the driver counted but the capture lacks may be missing
+// (warn); a capture cut short says it is truncated.
+TEST(CaptureRules, FewerGpuSectionsThanAttachedWarnsOrSaysTruncated) {
+  GpuInventory inv = Capture({test::HealthyGpu(0, "0000:01:00.0")}, 4);
+  Finding f = OnlyFinding(RunAll(inv), "driver.gpus_visible", "host");
+  EXPECT_EQ(f.severity, Severity::kWarn);
+  EXPECT_NE(f.summary.find("has no section"), std::string::npos) << f.summary;
+  inv.capture_truncated = true;
+  f = OnlyFinding(RunAll(inv), "driver.gpus_visible", "host");
+  EXPECT_NE(f.summary.find("truncated"), std::string::npos) << f.summary;
+  EXPECT_EQ(f.summary.find("-i"), std::string::npos) << f.summary;
 }
 
 TEST(CaptureRules, LiveDriverListingMoreGpusThanOpenedStillFails) {

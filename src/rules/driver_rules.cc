@@ -45,7 +45,7 @@ void CheckLoaded(const CheckInput& in, std::vector<Finding>& out) {
     case GpuSourceState::kLibraryMissing:
     case GpuSourceState::kDriverNotLoaded: {
       ev.push_back({"detail", g.detail, ""});
-      if (!DriverExpected(in.host)) {
+      if (!g.from_capture && !DriverExpected(in.host)) {
         Finding f = MakeFinding(
             "driver.loaded", "host", Severity::kInfo,
             "no NVIDIA GPU or driver found on this host: GPU checks skipped, host checks ran", ev);
@@ -59,9 +59,16 @@ void CheckLoaded(const CheckInput& in, std::vector<Finding>& out) {
         out.push_back(std::move(f));
         return;
       }
-      std::string why = g.state == GpuSourceState::kLibraryMissing
+      std::string why = g.from_capture ? g.detail
+                        : g.state == GpuSourceState::kLibraryMissing
                             ? "libnvidia-ml.so.1 could not be loaded"
                             : "the NVIDIA kernel driver is not loaded";
+      if (g.from_capture) {
+        Finding f = MakeFinding("driver.loaded", "host", Severity::kFail,
+                                "the saved nvidia-smi output says: " + why, ev);
+        out.push_back(std::move(f));
+        return;
+      }
       Finding f = MakeFinding(
           "driver.loaded", "host", Severity::kFail,
           fmt::format("{} NVIDIA GPU(s) on the PCI bus but {}", std::max(pci, 0), why), ev);
@@ -116,18 +123,41 @@ void CheckVisible(const CheckInput& in, std::vector<Finding>& out) {
   int enumerated = static_cast<int>(g.gpus.size());
   if (g.from_capture && g.device_count.has() && *g.device_count > enumerated) {
     // `nvidia-smi -q -x -i N` captures one GPU of several: the others were not asked, not lost.
+    // Only a capture that says so (its saved command line) is read that way; one cut short says
+    // it is truncated; otherwise a GPU the driver counted has no section: it may be missing.
+    std::vector<Evidence> ev = {{"attached_gpus", std::to_string(*g.device_count), ""},
+                                {"gpus_in_capture", std::to_string(enumerated), ""}};
+    if (g.capture_truncated) {
+      Finding f = MakeFinding(
+          "driver.gpus_visible", "host", Severity::kUnknown,
+          fmt::format("the capture is truncated: it holds {} of {} attached GPUs, the text ends "
+                      "inside the last one",
+                      enumerated, *g.device_count),
+          ev);
+      f.decision = "Ask for the whole capture: `nvidia-smi -q > capture.txt` sent as a file.";
+      out.push_back(std::move(f));
+      return;
+    }
     Finding f = MakeFinding(
-        "driver.gpus_visible", "host", Severity::kInfo,
-        fmt::format("capture holds {} of {} attached GPUs; the others were not captured",
-                    enumerated, *g.device_count),
-        {{"attached_gpus", std::to_string(*g.device_count), ""},
-         {"gpus_in_capture", std::to_string(enumerated), ""}});
+        "driver.gpus_visible", "host", g.capture_selected ? Severity::kInfo : Severity::kWarn,
+        g.capture_selected
+            ? fmt::format("capture of selected GPUs (-i) holds {} of {} attached GPUs; the "
+                          "others were not captured",
+                          enumerated, *g.device_count)
+            : fmt::format("capture holds {} of {} attached GPUs: a GPU the driver counts has no "
+                          "section (missing, or the capture was taken with -i)",
+                          enumerated, *g.device_count),
+        ev);
     f.meaning =
-        "The driver of the captured host listed more GPUs than the capture holds, as when "
-        "`nvidia-smi -q -x -i N` captures a single GPU. Only the GPUs in the capture were checked.";
+        "The driver of the captured host listed more GPUs than the capture holds. `nvidia-smi -q "
+        "-i N` captures a single GPU; without -i every attached GPU has a section, so a missing "
+        "one was not readable when the capture was taken.";
     f.decision =
-        "To check every GPU, ask for a capture of all of them: `nvidia-smi -q -x > capture.xml` "
-        "(no -i).";
+        g.capture_selected
+            ? "To check every GPU, ask for a capture of all of them: `nvidia-smi -q -x > "
+              "capture.xml` (no -i)."
+            : "Ask how the capture was taken; if without -i, read the node's kernel log for Xid 79 "
+              "or initialisation errors of the missing GPU and check `nvidia-smi -L` on it.";
     out.push_back(std::move(f));
     return;
   }
@@ -347,6 +377,110 @@ Finding Unresponsive(const GpuState& gpu, std::string summary, std::vector<Evide
                      std::move(ev));
 }
 
+// The PCI address of a GPU NVML named none for (its handle could not be opened), from sysfs:
+// NVML numbers the GPUs it counts in PCI bus order, so the index-th NVIDIA-bound GPU on the bus
+// when sysfs holds as many as NVML counts and every GPU NVML did name sits at its own place;
+// otherwise the one GPU on the bus no NVML GPU names, when only one GPU is unnamed. Empty when
+// it cannot be told.
+std::string SysfsAddressOf(const CheckInput& in, const GpuState& gpu) {
+  if (!gpu.pci_bus_id.empty()) return gpu.pci_bus_id;
+  if (!in.host.pci_gpus.has()) return "";
+  std::vector<std::string> bus;
+  for (const GpuPciTopology& t : *in.host.pci_gpus) {
+    if (t.gpu.driver.empty() || t.gpu.driver == "nvidia") bus.push_back(t.gpu.address);
+  }
+  std::sort(bus.begin(), bus.end());
+  const std::vector<GpuState>& gpus = in.gpus.gpus;
+  bool in_order = bus.size() == gpus.size();
+  std::set<std::string> named;
+  int unnamed = 0;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    if (gpus[i].pci_bus_id.empty()) {
+      ++unnamed;
+    } else {
+      named.insert(gpus[i].pci_bus_id);
+      if (in_order && bus[i] != gpus[i].pci_bus_id) in_order = false;
+    }
+  }
+  const auto index = static_cast<size_t>(gpu.index);
+  if (in_order && index < bus.size()) return bus[index];
+  std::vector<std::string> left;
+  for (const std::string& a : bus) {
+    if (!named.count(a)) left.push_back(a);
+  }
+  return unnamed == 1 && left.size() == 1 ? left.front() : "";
+}
+
+// "GPU0000:9a:00.0" as nvidia-smi names a GPU it cannot open, or "gpu4" when sysfs cannot say.
+std::string HandleName(const GpuState& gpu, const std::string& address) {
+  return address.empty() ? fmt::format("gpu{}", gpu.index) : "GPU" + address;
+}
+
+// The GPU the driver counts but NVML could not open (nvmlDeviceGetHandleByIndex failed): one
+// finding per NVML code, naming the PCI address from sysfs. GPU_IS_LOST is gpu.lost and
+// RESET_REQUIRED gpu.reset_required (their own checks); the rest say what the code means.
+void AddHandleFinding(const CheckInput& in, const GpuState& gpu, std::vector<Finding>& out) {
+  const std::string address = SysfsAddressOf(in, gpu);
+  const std::string message = gpu.failures.empty() ? "" : gpu.failures.front().message;
+  std::vector<Evidence> ev = {{"call", "nvmlDeviceGetHandleByIndex_v2", ""}};
+  if (!message.empty()) ev.push_back({"answer", message, ""});
+  ev.push_back({"pci_address", address.empty() ? "unknown" : address + " (from sysfs)", ""});
+  ev.push_back(
+      {"nvidia_smi",
+       fmt::format("Unable to determine the device handle for {}", HandleName(gpu, address)), ""});
+  std::string what;
+  std::string decision;
+  switch (gpu.handle_fault) {
+    case GpuFault::kNone:
+    case GpuFault::kLost:
+    case GpuFault::kResetRequired:
+      return;  // gpu.lost / gpu.reset_required report these
+    case GpuFault::kNoPermission: {
+      Finding f = MakeFinding(
+          "gpu.query_failed", GpuSubject(gpu), Severity::kUnknown,
+          fmt::format("this process may not open {} (NO_PERMISSION): its checks did not run",
+                      HandleName(gpu, address)),
+          ev);
+      f.decision =
+          "Run gpuvet as root, or give its container the GPU's device node "
+          "(/dev/nvidiaN) and the device cgroup access; then check again.";
+      out.push_back(std::move(f));
+      return;
+    }
+    case GpuFault::kUnknown:
+    case GpuFault::kOther:
+      what = "the driver counts it but cannot open it: it does not answer its driver";
+      break;
+    case GpuFault::kTimeout:
+      what = "the driver timed out talking to it: it does not answer its driver";
+      break;
+    case GpuFault::kIrqIssue:
+      what = "its interrupts do not reach the kernel (IRQ_ISSUE)";
+      decision =
+          "Drain the node; read the kernel log for NVRM interrupt and Xid lines; reboot. If it "
+          "repeats after a reboot, check the slot, riser and BIOS interrupt settings, then RMA.";
+      break;
+    case GpuFault::kInsufficientPower:
+      what = "its external power is not connected or not delivering (INSUFFICIENT_POWER)";
+      decision =
+          "Drain the node; check the GPU's auxiliary power cables and the power supplies (the "
+          "BMC's PSU events), reseat the power connectors, then check again.";
+      break;
+    case GpuFault::kCorruptedInforom:
+      what = "its InfoROM is corrupted (CORRUPTED_INFOROM)";
+      decision =
+          "Drain the node and open an RMA with NVIDIA or the system vendor: a corrupted InfoROM "
+          "is not fixed by a reset.";
+      break;
+  }
+  Finding f = Unresponsive(gpu,
+                           fmt::format("NVML could not open {}{}: {}", HandleName(gpu, address),
+                                       message.empty() ? "" : " (" + message + ")", what),
+                           ev);
+  if (!decision.empty()) f.decision = decision;
+  out.push_back(std::move(f));
+}
+
 void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
   const GpuInventory& g = in.gpus;
   if (g.state != GpuSourceState::kOk) return;
@@ -354,12 +488,44 @@ void CheckLostAndFailures(const CheckInput& in, std::vector<Finding>& out) {
   int silent = 0;  // GPUs that did not answer (hung, answered nothing, or were never read)
   std::vector<std::string> not_read;  // GPUs skipped once the time budget ran out
   for (const GpuState& gpu : g.gpus) {
+    const std::string address = SysfsAddressOf(in, gpu);
+    const std::string where =
+        gpu.pci_bus_id.empty() && !address.empty() ? " at " + address + " (from sysfs)" : "";
     if (gpu.lost) {
       ++lost;
+      std::vector<Evidence> ev = {
+          {"call", gpu.lost_call, ""}, {"name", gpu.name, ""}, {"uuid", gpu.uuid, ""}};
+      if (!where.empty()) ev.push_back({"pci_address", address + " (from sysfs)", ""});
       out.push_back(MakeFinding(
           "gpu.lost", GpuSubject(gpu), Severity::kFail,
-          "the driver reports this GPU as lost (NVML_ERROR_GPU_IS_LOST)",
-          {{"call", gpu.lost_call, ""}, {"name", gpu.name, ""}, {"uuid", gpu.uuid, ""}}));
+          gpu.handle_fault == GpuFault::kLost
+              ? fmt::format("the driver reports this GPU{} as lost: it could not be opened "
+                            "(nvmlDeviceGetHandleByIndex_v2: GPU_IS_LOST; nvidia-smi prints "
+                            "\"Unable to determine the device handle for {}: GPU is lost\")",
+                            where, HandleName(gpu, address))
+              : fmt::format("the driver reports this GPU{} as lost (NVML_ERROR_GPU_IS_LOST)",
+                            where),
+          ev));
+    }
+    if (gpu.reset_required) {
+      ++silent;
+      std::vector<Evidence> ev = {{"call", gpu.reset_required_call, ""},
+                                  {"pci_address", address.empty() ? "unknown" : address, ""}};
+      out.push_back(MakeFinding(
+          "gpu.reset_required", GpuSubject(gpu), Severity::kFail,
+          fmt::format(
+              "the driver says this GPU{} needs a reset before it can be used ({}: "
+              "RESET_REQUIRED){}",
+              where, gpu.reset_required_call,
+              address.empty() ? "" : fmt::format("; reset it with `nvidia-smi -r -i {}`", address)),
+          ev));
+    }
+    if (gpu.handle_fault != GpuFault::kNone) {
+      if (gpu.handle_fault != GpuFault::kLost && gpu.handle_fault != GpuFault::kResetRequired) {
+        ++silent;
+      }
+      AddHandleFinding(in, gpu, out);
+      continue;
     }
     if (gpu.failures.empty() && !gpu.abandoned) continue;
     std::vector<std::string> calls;

@@ -110,6 +110,86 @@ TEST(DriverRulesTest, HungInitFails) {
   EXPECT_NE(hung->meaning.find("/proc/driver/nvidia/version"), std::string::npos);
 }
 
+// Issue 26: a GPU the driver counts but NVML cannot open (no handle, so no name or address) used
+// to be gpu.query_failed unknown and pass. Each code now fails with its own finding, naming the
+// PCI address from sysfs (NVML numbers GPUs in bus order).
+Fixture Unopened(GpuFault fault, const char* message) {
+  Fixture f = Healthy();
+  GpuState& g = f.gpus.gpus[1];
+  g = GpuState{};
+  g.index = 1;
+  g.handle_fault = fault;
+  if (fault == GpuFault::kLost) {
+    g.lost = true;
+    g.lost_call = "nvmlDeviceGetHandleByIndex_v2";
+  } else if (fault == GpuFault::kResetRequired) {
+    g.reset_required = true;
+    g.reset_required_call = "nvmlDeviceGetHandleByIndex_v2";
+  } else {
+    g.failures.push_back({"nvmlDeviceGetHandleByIndex_v2", message, false});
+  }
+  return f;
+}
+
+TEST(DriverRulesTest, GpuNvmlCannotOpenFailsByItsCodeNamedBySysfs) {
+  {
+    auto out = Unopened(GpuFault::kUnknown, "Unknown Error (NVML_ERROR_UNKNOWN = 999)").Run();
+    const Finding* u = Find(out, "gpu.unresponsive", Severity::kFail);
+    ASSERT_NE(u, nullptr);
+    EXPECT_EQ(u->subject, "gpu1");
+    EXPECT_EQ(u->summary,
+              "NVML could not open GPU0000:86:00.0 (Unknown Error (NVML_ERROR_UNKNOWN = 999)): "
+              "the driver counts it but cannot open it: it does not answer its driver");
+    EXPECT_EQ(Find(out, "gpu.query_failed", Severity::kUnknown), nullptr);
+    EXPECT_EQ(WorstSeverity(out), Severity::kFail);
+  }
+  {
+    auto out = Unopened(GpuFault::kLost, "").Run();
+    const Finding* l = Find(out, "gpu.lost", Severity::kFail);
+    ASSERT_NE(l, nullptr);
+    EXPECT_NE(l->summary.find("at 0000:86:00.0 (from sysfs)"), std::string::npos) << l->summary;
+    EXPECT_NE(l->summary.find("GPU_IS_LOST"), std::string::npos) << l->summary;
+  }
+  {
+    auto out = Unopened(GpuFault::kResetRequired, "").Run();
+    const Finding* r = Find(out, "gpu.reset_required", Severity::kFail);
+    ASSERT_NE(r, nullptr);
+    EXPECT_NE(r->summary.find("nvidia-smi -r -i 0000:86:00.0"), std::string::npos) << r->summary;
+    EXPECT_EQ(Find(out, "gpu.query_failed", Severity::kUnknown), nullptr);
+  }
+  {
+    auto out = Unopened(GpuFault::kInsufficientPower, "Insufficient External Power").Run();
+    const Finding* p = Find(out, "gpu.unresponsive", Severity::kFail);
+    ASSERT_NE(p, nullptr);
+    EXPECT_NE(p->decision.find("power cables"), std::string::npos) << p->decision;
+  }
+  {  // a permission problem is this process's, not the GPU's: unknown, never a drain
+    auto out = Unopened(GpuFault::kNoPermission, "Insufficient Permissions").Run();
+    EXPECT_NE(Find(out, "gpu.query_failed", Severity::kUnknown), nullptr);
+    EXPECT_EQ(Find(out, "gpu.unresponsive", Severity::kFail), nullptr);
+  }
+}
+
+TEST(DriverRulesTest, UnopenedGpuWithoutASysfsMatchIsNamedByIndex) {
+  Fixture f = Unopened(GpuFault::kUnknown, "Unknown Error");
+  f.host.pci_gpus = Reading<std::vector<GpuPciTopology>>::Error("cannot read /sys/bus/pci");
+  auto out = f.Run();
+  const Finding* u = Find(out, "gpu.unresponsive", Severity::kFail);
+  ASSERT_NE(u, nullptr);
+  EXPECT_NE(u->summary.find("NVML could not open gpu1 "), std::string::npos) << u->summary;
+}
+
+TEST(DriverRulesTest, ResetRequiredOnAnyCallFails) {
+  Fixture f = Healthy();
+  f.gpus.gpus[0].reset_required = true;
+  f.gpus.gpus[0].reset_required_call = "nvmlDeviceGetMemoryInfo";
+  auto out = f.Run();
+  const Finding* r = Find(out, "gpu.reset_required", Severity::kFail);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->subject, "gpu0 (0000:3b:00.0)");
+  EXPECT_NE(r->summary.find("nvmlDeviceGetMemoryInfo: RESET_REQUIRED"), std::string::npos);
+}
+
 TEST(DriverRulesTest, GpuWhoseCallHungFailsAndOthersAreNotClaimedToAnswer) {
   Fixture f = Healthy();
   f.gpus.gpus[1].abandoned = true;

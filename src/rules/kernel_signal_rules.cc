@@ -74,6 +74,18 @@ std::string Id(KernelSignal signal) {
       return "kernel.edac_memory";
     case KernelSignal::kNicSlotPower:
       return "kernel.nic_slot_power";
+    case KernelSignal::kDriverMismatch:
+      return "kernel.driver_mismatch";
+    case KernelSignal::kGpuInitFailed:
+      return "kernel.gpu_init_failed";
+    case KernelSignal::kNetCarrier:  // not classified yet (kernel_log_signals.cc)
+    case KernelSignal::kPcieHwError:
+    case KernelSignal::kPcieDpc:
+    case KernelSignal::kPcieHotplug:
+    case KernelSignal::kMachineCheck:
+    case KernelSignal::kNicHealth:
+    case KernelSignal::kNfsLockReclaim:
+    case KernelSignal::kFileMax:
     case KernelSignal::kPcieAer:
       break;
   }
@@ -335,6 +347,38 @@ Finding EventFinding(const CheckInput& in, const KernelEvent& ev) {
                                      ev.count, ev.pci_address, LastAt(ev)),
                          std::move(e));
     }
+    case KernelSignal::kDriverMismatch: {
+      Finding f = MakeFinding(
+          "kernel.driver_mismatch", "host", Severity::kFail,
+          ev.detail == "api"
+              ? fmt::format("NVRM: API mismatch ({}) ×{}{}: the driver's library and kernel "
+                            "module differ",
+                            ev.extras.empty() ? "versions not in the line" : ev.extras.front(),
+                            ev.count, LastAt(ev))
+              : fmt::format("{} version mismatch ×{}{}", ev.key, ev.count, LastAt(ev)),
+          with({{"module", ev.key, ""}, {"versions", Join(ev.extras, "; "), ""}}));
+      return f;
+    }
+    case KernelSignal::kGpuInitFailed: {
+      auto [subject, role] = ev.key == "nvidia" ? std::pair<std::string, std::string>{"host", ""}
+                                                : PciSubject(in, ev.key);
+      return MakeFinding(
+          "kernel.gpu_init_failed", subject, Severity::kFail,
+          fmt::format("{} ×{}{}{}",
+                      ev.detail == "probe"
+                          ? "the NVIDIA probe routine failed"
+                          : "the driver failed to initialise the GPU (RmInitAdapter)",
+                      ev.count, ev.key == "nvidia" ? "" : " for " + ev.key, LastAt(ev)),
+          with({{"address", ev.key, ""}, {"kind", ev.detail, ""}, {"device", role, ""}}));
+    }
+    case KernelSignal::kNetCarrier:
+    case KernelSignal::kPcieHwError:
+    case KernelSignal::kPcieDpc:
+    case KernelSignal::kPcieHotplug:
+    case KernelSignal::kMachineCheck:
+    case KernelSignal::kNicHealth:
+    case KernelSignal::kNfsLockReclaim:
+    case KernelSignal::kFileMax:
     case KernelSignal::kNfsNotResponding:
       break;
   }
@@ -373,6 +417,10 @@ void CheckKernelSignals(const CheckInput& in, const Policy& /*policy*/, std::vec
       continue;
     }
     for (const KernelEvent* ev : events) out.push_back(EventFinding(in, *ev));
+  }
+  // NVIDIA driver failures: reported when the log has them (no ok line for their absence).
+  for (KernelSignal signal : {KernelSignal::kDriverMismatch, KernelSignal::kGpuInitFailed}) {
+    for (const KernelEvent* ev : EventsOf(log, signal)) out.push_back(EventFinding(in, *ev));
   }
 }
 

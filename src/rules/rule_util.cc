@@ -71,7 +71,9 @@ std::optional<FindingGpu> GpuOfSubject(const CheckInput& in, std::string_view su
 }
 
 bool Evaluable(const GpuState& gpu) {
-  return !gpu.lost && !gpu.abandoned && !gpu.answered_nothing;  // gpu.unresponsive reports it
+  // gpu.unresponsive, gpu.lost or gpu.reset_required reports these.
+  return !gpu.lost && !gpu.abandoned && !gpu.answered_nothing &&
+         gpu.handle_fault == GpuFault::kNone;
 }
 
 const GpuPciTopology* FindPci(const HostState& host, std::string_view pci_address) {

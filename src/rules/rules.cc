@@ -10,6 +10,7 @@ namespace gpuvet {
 
 namespace {
 constexpr std::string_view kDriverAreas[] = {"driver", "gpu"};
+constexpr std::string_view kHealthAreas[] = {"gpu", "ecc", "nvlink"};
 constexpr std::string_view kPcieAreas[] = {"pcie"};
 constexpr std::string_view kClockAreas[] = {"clocks", "throttle", "thermal", "power"};
 constexpr std::string_view kEccAreas[] = {"ecc"};
@@ -23,6 +24,7 @@ constexpr std::string_view kNetworkAreas[] = {"ib"};
 
 constexpr Rule kRules[] = {
     {"driver", CheckDriver, kDriverAreas, true},
+    {"health", CheckGpuHealth, kHealthAreas, true},
     {"pcie", CheckPcie, kPcieAreas, true},
     {"clocks", CheckClocks, kClockAreas, true},
     {"ecc", CheckEcc, kEccAreas, true},

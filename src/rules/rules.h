@@ -24,6 +24,10 @@ struct Rule {
 
 // driver.*, gpu.count_expected, gpu.lost, gpu.query_failed (driver_rules.cc)
 void CheckDriver(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
+// gpu.recovery_action, gpu.error_value, ecc.unrepairable_memory, ecc.repair_pending,
+// ecc.sram_threshold, nvlink.fabric: the driver 570+ health fields and nvidia-smi's error texts
+// in a capture (gpu_health_rules.cc)
+void CheckGpuHealth(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
 // pcie.* for each GPU and its upstream bridge (pcie_rules.cc)
 void CheckPcie(const CheckInput& in, const Policy& policy, std::vector<Finding>& out);
 // throttle.*, clocks.sm_below_max, thermal.margin, power.limit (clock_rules.cc)

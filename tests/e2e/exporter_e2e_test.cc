@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "exporter_process.h"
@@ -548,6 +549,23 @@ TEST_F(SlurmHealthCheck, ResumesOnlyOnACleanPass) {
 
   EXPECT_EQ(Run("healthy-8gpu", ecc_drain),
             "[show][node][node1]\n[update][NodeName=node1][State=RESUME]\n");
+}
+
+// Issue 26: a GPU the driver counts but NVML cannot open (nvmlDeviceGetHandleByIndex answering
+// UNKNOWN, GPU_IS_LOST or RESET_REQUIRED) used to read as "unknown" and pass: now each drains,
+// with the finding of its code in the reason, and never resumes a gpuvet drain.
+TEST_F(SlurmHealthCheck, DrainsOnAGpuNvmlCannotOpen) {
+  for (const auto& [fixture, finding] : std::vector<std::pair<std::string, std::string>>{
+           {"nvml-handle-unknown", "gpu.unresponsive gpu4"},
+           {"nvml-handle-lost", "gpu.lost gpu4"},
+           {"nvml-handle-reset", "gpu.reset_required gpu4"}}) {
+    std::string calls = Run(fixture, "");
+    EXPECT_NE(calls.find("[State=DRAIN][Reason=gpuvet: "), std::string::npos)
+        << fixture << ": " << calls << err_;
+    EXPECT_NE(calls.find(finding), std::string::npos) << fixture << ": " << calls;
+    calls = Run(fixture, "gpuvet: gpu.lost gpu4 [root@2026-01-01T00:00:00]");
+    EXPECT_EQ(calls.find("State=RESUME"), std::string::npos) << fixture << ": " << calls;
+  }
 }
 
 TEST_F(SlurmHealthCheck, NeverDrainsWhenGpuvetCannotRun) {

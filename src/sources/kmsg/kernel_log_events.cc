@@ -78,7 +78,7 @@ std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogReco
     int pid = 0;
     std::string detail;
   };
-  std::optional<Open> oom, aer, beyond, crash;
+  std::optional<Open> oom, aer, beyond, crash, mismatch;
   std::vector<size_t> markers;                     // records of deliberate-crash markers
   std::vector<std::pair<size_t, size_t>> crashes;  // (record, event) of each crash report
   for (size_t i = 0; i < records.size(); ++i) {
@@ -104,6 +104,14 @@ std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogReco
       continue;
     }
     if (m->signal == KernelSignal::kNfsNotResponding && m->detail == "ok") continue;
+    if (m->signal == KernelSignal::kDriverMismatch && m->continuation) {
+      // "NVRM: this kernel module has the version Y": the second line of an API mismatch.
+      if (mismatch && i - mismatch->record <= 2) {
+        out[mismatch->event].extra += ", kernel module " + m->extra;
+      }
+      mismatch.reset();
+      continue;
+    }
     if (m->signal == KernelSignal::kOomKill && m->continuation && oom && oom->pid == m->pid &&
         i - oom->record <= kOomWindow) {
       if (m->detail == "cgroup") out[oom->event].detail = "cgroup";
@@ -132,6 +140,10 @@ std::vector<KernelSignalEvent> ClassifyKernelLog(const std::vector<KernelLogReco
     }
     if (ev.signal == KernelSignal::kPcieAer && !m->continuation) {
       aer = Open{i, out.size(), 0, ev.detail};
+    }
+    if (ev.signal == KernelSignal::kDriverMismatch && ev.detail == "api" &&
+        ev.extra.find("kernel module") == std::string::npos) {
+      mismatch = Open{i, out.size(), 0, ev.detail};
     }
     if (ev.signal == KernelSignal::kIoError && ev.detail == "beyond_end") {
       beyond = Open{i, out.size(), 0, ev.detail};

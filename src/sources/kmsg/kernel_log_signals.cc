@@ -3,6 +3,8 @@
 // similar line ("Shutdown timeout set to", "errors=remount-ro" in mount options) is not a signal.
 #include "sources/kmsg/kernel_log_signals.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 
@@ -174,6 +176,11 @@ Match MatchIoError(std::string_view text) {
     if (colon != std::string_view::npos && colon < 16) {
       std::string_view after = rest.substr(colon + 1);
       std::string md = TokenUntil(after, ":");
+      // "md/raid1:md0: … failing array": the last device went, the array has failed (checked
+      // first: the same line may name the disk failure too).
+      if (StartsWith(md, "md") && Contains(after, "failing array")) {
+        return Make(KernelSignal::kIoError, md, "md_failed");
+      }
       if (size_t disk = after.find("Disk failure on ");
           StartsWith(md, "md") && disk != std::string_view::npos) {
         return Make(KernelSignal::kIoError, md, "md_degraded",
@@ -556,6 +563,67 @@ Match MatchNicSlotPower(std::string_view text) {
               ReporterAddress(text, text.find(": ")));
 }
 
+// The NVIDIA driver's own failures. "NVRM: API mismatch: the client has the version 550.90.07,
+// but this kernel module has the version 535.183.01. Please make sure that this kernel module and
+// all NVIDIA driver components have the same version." (keyed by module, the versions as extra);
+// "nvidia-modeset: … version mismatch" / "[drm] … nvidia-drm … version mismatch" likewise.
+Match MatchDriverMismatch(std::string_view text) {
+  if (size_t at = text.find("API mismatch: the client has the version ");
+      at != std::string_view::npos) {
+    std::string_view rest = text.substr(at + 41);
+    std::string client = TokenUntil(rest, ", ");
+    std::string module;
+    constexpr std::string_view kModule = "kernel module has the version ";
+    if (size_t m = rest.find(kModule); m != std::string_view::npos) {
+      module = TokenUntil(rest.substr(m + kModule.size()), " ");
+      if (!module.empty() && module.back() == '.') module.pop_back();
+    }
+    return Make(KernelSignal::kDriverMismatch, "nvidia", "api",
+                module.empty() ? "client " + client
+                               : fmt::format("client {}, kernel module {}", client, module));
+  }
+  // The message's second line on kernels that wrap it: "NVRM: this kernel module has the version
+  // 550.90.07.  Please".
+  if (size_t at = text.find("NVRM: this kernel module has the version ");
+      at != std::string_view::npos) {
+    std::string module = TokenUntil(text.substr(at + 41), " ");
+    if (!module.empty() && module.back() == '.') module.pop_back();
+    KernelSignalMatch m = Make(KernelSignal::kDriverMismatch, "nvidia", "api", module);
+    m.continuation = true;
+    return m;
+  }
+  if (Contains(text, "version mismatch") || Contains(text, "Version mismatch")) {
+    if (Contains(text, "nvidia-modeset")) {
+      return Make(KernelSignal::kDriverMismatch, "nvidia-modeset", "module");
+    }
+    if (Contains(text, "nvidia-drm") || Contains(text, "nvidia_drm")) {
+      return Make(KernelSignal::kDriverMismatch, "nvidia-drm", "module");
+    }
+  }
+  return std::nullopt;
+}
+
+// "NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x26:0x65:1457)", "NVRM: GPU 0000:3b:00.0:
+// rm_init_adapter failed, device minor number 0", "NVRM: The NVIDIA probe routine failed for 1
+// device(s)." Keyed by the GPU's address when the line names one.
+Match MatchGpuInitFailed(std::string_view text) {
+  const bool init =
+      Contains(text, "RmInitAdapter failed") || Contains(text, "rm_init_adapter failed");
+  const bool probe = Contains(text, "NVIDIA probe routine failed");
+  if (!init && !probe) return std::nullopt;
+  std::string address;
+  if (size_t at = text.find("GPU "); at != std::string_view::npos) {
+    std::string raw = TokenUntil(text.substr(at + 4), " ,");
+    if (!raw.empty() && raw.back() == ':') raw.pop_back();  // "GPU 0000:db:00.0: RmInit…"
+    if (raw.find(':') != std::string::npos && raw.find('.') != std::string::npos) {
+      address = ToLower(raw);
+      if (std::count(address.begin(), address.end(), ':') == 1) address = "0000:" + address;
+    }
+  }
+  return Make(KernelSignal::kGpuInitFailed, address.empty() ? "nvidia" : address,
+              init ? "rm_init_adapter" : "probe");
+}
+
 }  // namespace
 
 std::string_view KernelSignalName(KernelSignal signal) {
@@ -586,6 +654,27 @@ std::string_view KernelSignalName(KernelSignal signal) {
       return "edac_memory";
     case KernelSignal::kNicSlotPower:
       return "nic_slot_power";
+    case KernelSignal::kDriverMismatch:
+      return "driver_mismatch";
+    case KernelSignal::kGpuInitFailed:
+      return "gpu_init_failed";
+    // Classified by no matcher yet: the names are reserved for them.
+    case KernelSignal::kNetCarrier:
+      return "net_carrier";
+    case KernelSignal::kPcieHwError:
+      return "pcie_hw_error";
+    case KernelSignal::kPcieDpc:
+      return "pcie_dpc";
+    case KernelSignal::kPcieHotplug:
+      return "pcie_hotplug";
+    case KernelSignal::kMachineCheck:
+      return "machine_check";
+    case KernelSignal::kNicHealth:
+      return "nic_health";
+    case KernelSignal::kNfsLockReclaim:
+      return "nfs_lock_reclaim";
+    case KernelSignal::kFileMax:
+      return "file_max";
   }
   return "unknown";
 }
@@ -615,6 +704,12 @@ std::optional<KernelSignalMatch> ClassifyKernelMessage(std::string_view text) {
   }
   if (Contains(text, "EDAC MC")) {
     if (Match m = MatchEdac(text)) return m;
+  }
+  if (Contains(text, "mismatch") || Contains(text, "NVRM: this kernel module")) {
+    if (Match m = MatchDriverMismatch(text)) return m;
+  }
+  if (Contains(text, "failed")) {
+    if (Match m = MatchGpuInitFailed(text)) return m;
   }
   if (Contains(text, "insufficient power")) {
     if (Match m = MatchNicSlotPower(text)) return m;

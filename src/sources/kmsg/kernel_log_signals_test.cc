@@ -256,6 +256,49 @@ TEST(KernelSignalEventsTest, DeduplicatesWithCountAndTimes) {
   EXPECT_EQ(events[2].count, 1);
 }
 
+// Issue 26: the NVIDIA driver's own failures, and an md array whose last device failed.
+TEST(KernelSignalClassifyTest, NvidiaDriverFailures) {
+  KernelSignalMatch m = Classify(
+      "NVRM: API mismatch: the client has the version 550.127.05, but this kernel module has the "
+      "version 550.90.07.  Please make sure that this kernel module and all NVIDIA driver "
+      "components have the same version.");
+  EXPECT_EQ(m.signal, KernelSignal::kDriverMismatch);
+  EXPECT_EQ(m.key, "nvidia");
+  EXPECT_EQ(m.extra, "client 550.127.05, kernel module 550.90.07");
+  EXPECT_TRUE(Classify("NVRM: this kernel module has the version 550.90.07.  Please").continuation);
+  EXPECT_EQ(Classify("nvidia-modeset: Version mismatch: nvidia.ko(550.90.07) "
+                     "nvidia-modeset.ko(550.127.05)")
+                .key,
+            "nvidia-modeset");
+  m = Classify("NVRM: GPU 0000:db:00.0: RmInitAdapter failed! (0x26:0x65:1457)");
+  EXPECT_EQ(m.signal, KernelSignal::kGpuInitFailed);
+  EXPECT_EQ(m.key, "0000:db:00.0");
+  EXPECT_EQ(m.detail, "rm_init_adapter");
+  EXPECT_EQ(Classify("NVRM: GPU 0000:3b:00.0: rm_init_adapter failed, device minor number 0").key,
+            "0000:3b:00.0");
+  m = Classify("NVRM: The NVIDIA probe routine failed for 1 device(s).");
+  EXPECT_EQ(m.key, "nvidia");
+  EXPECT_EQ(m.detail, "probe");
+  ExpectNone("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.90.07");
+  EXPECT_EQ(Classify("md/raid1:md0: failing array").detail, "md_failed");
+}
+
+TEST(KernelSignalEventsTest, WrappedApiMismatchIsOneEventWithBothVersions) {
+  auto records =
+      Log("[  10.000000] NVRM: API mismatch: the client has the version 550.127.05, but\n"
+          "[  10.000000] NVRM: this kernel module has the version 550.90.07.  Please\n"
+          "[  10.000000] NVRM: make sure that this kernel module and all NVIDIA driver\n"
+          "[  70.000000] NVRM: API mismatch: the client has the version 550.127.05, but\n"
+          "[  70.000000] NVRM: this kernel module has the version 550.90.07.  Please\n");
+  std::vector<KernelEvent> events = ExtractKernelEvents(records);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].signal, KernelSignal::kDriverMismatch);
+  EXPECT_EQ(events[0].count, 2);
+  EXPECT_EQ(events[0].extras,
+            (std::vector<std::string>{"client 550.127.05, kernel module 550.90.07"}));
+  EXPECT_EQ(events[0].last_time, "[70.000000]");
+}
+
 TEST(KernelSignalEventsTest, OomHeaderAndKillLineAreOneEvent) {
   auto records =
       Log("6,1,1000000,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,"

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <optional>
 #include <pugixml.hpp>
@@ -43,6 +44,12 @@ constexpr std::pair<std::string_view, std::string_view> kLabels[] = {
     {"minor number", "minor_number"},
     {"vbios version", "vbios_version"},
     {"performance state", "performance_state"},
+    {"gpu recovery action", "gpu_recovery_action"},  // 570+
+    {"ecc errors/channel repair pending", "ecc_errors/channel_repair_pending"},
+    {"ecc errors/tpc repair pending", "ecc_errors/tpc_repair_pending"},
+    {"ecc errors/unrepairable memory", "ecc_errors/unrepairable_memory"},
+    {"fabric/state", "fabric/state"},
+    {"fabric/status", "fabric/status"},
     {"mig mode/current", "mig_mode/current_mig"},
     {"mig mode/pending", "mig_mode/pending_mig"},
     {"pci/bus id", "pci/pci_bus_id"},
@@ -113,6 +120,7 @@ constexpr std::pair<std::string_view, std::string_view> kEccLabels[] = {
     {"dram uncorrectable", "dram_uncorrectable"},
     {"single bit/total", "single_bit/total"},  // pre-Ampere layout
     {"double bit/total", "double_bit/total"},
+    {"sram threshold exceeded", "sram_threshold_exceeded"},  // aggregate only, 570+
 };
 
 // Power labels under "GPU Power Readings" (520+) or "Power Readings" (older); 595+ nests the
@@ -197,6 +205,19 @@ pugi::xml_node Ensure(pugi::xml_node base, std::string_view path) {
   return node;
 }
 
+// A GPU section header: "GPU 00000000:53:00.0" (a PCI address), not "GPU 0: NVIDIA H100 (UUID:
+// …)" of `nvidia-smi -L` or a help line that starts with "GPU".
+bool IsGpuSectionHeader(std::string_view label) {
+  if (!StartsWith(label, "GPU ")) return false;
+  std::string_view id = Trim(label.substr(4));
+  if (id.find(':') == std::string_view::npos || id.find('.') == std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0 || c == ':' || c == '.';
+  });
+}
+
 // One "Label : value" line split apart; `value` is unset for a section header.
 struct TextLine {
   size_t indent = 0;
@@ -231,6 +252,7 @@ class DocumentBuilder {
   explicit DocumentBuilder(pugi::xml_document& doc) : root_(doc.append_child("nvidia_smi_log")) {}
 
   void Line(size_t number, const TextLine& line) {
+    if (Special(number, line)) return;
     while (!stack_.empty() && stack_.back().indent >= line.indent) stack_.pop_back();
     if (stack_.size() >= kMaxDepth) return;  // deeper than any real report: cannot match
     stack_.push_back({line.indent, Normalise(line.label), std::string(line.label)});
@@ -242,7 +264,17 @@ class DocumentBuilder {
     if (stack_[1].key == "processes") return Process(number, line);
     if (stack_[1].key == "mig devices" || stack_[1].key == "mig device") return Mig(line, rel);
     if (!line.value) return;
-    if (std::optional<std::string> element = ElementOf(rel)) Set(gpu_, *element, number, line);
+    ++gpu_values_;
+    if (std::optional<std::string> element = ElementOf(rel)) {
+      Set(gpu_, *element, number, line);
+    } else if (IsErrorText(*line.value)) {
+      // A field gpuvet does not read that holds nvidia-smi's error text: kept, so it is judged.
+      std::string name = rel;
+      std::replace_if(
+          name.begin(), name.end(),
+          [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; }, '_');
+      Set(gpu_.append_child("gpuvet_error_value"), name, number, line);
+    }
   }
 
   // Called after the last line. `ended_mid_line`: the text does not end with a newline. The last
@@ -265,6 +297,9 @@ class DocumentBuilder {
   // Ends the report: closes the open GPU section.
   void End() { CloseGpu(); }
 
+  // Whether the report says it was taken of selected GPUs (a saved `nvidia-smi -q -i N` command).
+  bool selected() const { return selected_; }
+
   // The line at which the last GPU section was cut off; 0 when the report is complete.
   size_t truncated_at_line() const { return truncated_at_line_; }
   int gpu_count() const { return gpu_count_; }
@@ -279,13 +314,57 @@ class DocumentBuilder {
   // Ends the open GPU section: any top-level line does.
   void CloseGpu() {
     if (gpu_ && gpu_.child("processes")) ++gpus_with_processes_;
+    if (gpu_) gpu_.append_attribute("gpuvet_values") = gpu_values_;
     gpu_ = pugi::xml_node();
+    gpu_values_ = 0;
+  }
+
+  static bool IsErrorText(std::string_view value) {
+    return StartsWith(value, "Unknown Error") || StartsWith(value, "GPU requires reset") ||
+           StartsWith(value, "GPU is lost");
+  }
+
+  // Lines that are not "Label : value" entries of the report: nvidia-smi's error for a GPU it
+  // cannot open ("Unable to determine the device handle for GPU0000:9A:00.0: Unknown Error",
+  // printed in place of its section) becomes a GPU section holding only <handle_error>; a saved
+  // command line ("$ nvidia-smi -q -i 0") says which GPUs were asked for.
+  bool Special(size_t number, const TextLine& line) {
+    constexpr std::string_view kHandle = "Unable to determine the device handle for ";
+    std::string_view text = line.label;
+    if (line.value) return false;
+    if (StartsWith(text, kHandle)) {
+      text.remove_prefix(kHandle.size());
+      if (StartsWith(text, "GPU")) text.remove_prefix(3);
+      text = Trim(text);
+      const size_t colon = text.find(": ");
+      if (colon == std::string_view::npos) return false;
+      CloseGpu();
+      stack_.clear();
+      pugi::xml_node gpu = root_.append_child("gpu");
+      gpu.append_attribute("id") = MakeValidUtf8(text.substr(0, colon)).c_str();
+      pugi::xml_node handle = gpu.append_child("handle_error");
+      handle.text().set(MakeValidUtf8(Trim(text.substr(colon + 2))).c_str());
+      handle.append_attribute("gpuvet_src") = fmt::format("line {}", number).c_str();
+      ++gpu_count_;
+      return true;
+    }
+    if (gpu_count_ == 0 && text.find("nvidia-smi") != std::string_view::npos) {
+      for (std::string_view word : SplitWhitespace(text)) {
+        if (word == "-i" || StartsWith(word, "--id") ||
+            (StartsWith(word, "-i") && word.size() > 2 &&
+             std::isdigit(static_cast<unsigned char>(word[2])) != 0)) {
+          selected_ = true;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 
   void TopLevel(size_t number, const TextLine& line) {
     const std::string& key = stack_.back().key;
     CloseGpu();
-    if (!line.value && StartsWith(key, "gpu ")) {
+    if (!line.value && StartsWith(key, "gpu ") && IsGpuSectionHeader(line.label)) {
       gpu_ = root_.append_child("gpu");
       gpu_.append_attribute("id") = std::string(Trim(line.label.substr(4))).c_str();
       last_gpu_ = gpu_;
@@ -392,6 +471,8 @@ class DocumentBuilder {
   int gpus_with_processes_ = 0;
   size_t last_line_ = 0;
   size_t truncated_at_line_ = 0;
+  int gpu_values_ = 0;  // value lines of the open GPU section
+  bool selected_ = false;
 };
 
 bool IsBanner(std::string_view line) { return line.find("NVSMI LOG") != std::string_view::npos; }
@@ -454,9 +535,17 @@ Result<GpuInventory> ParseNvidiaSmiText(std::string_view text, std::string_view 
   pugi::xml_document doc;
   DocumentBuilder builder(doc);
   size_t number = 0;
+  int banners = 0;
   for (std::string_view raw : Split(text, '\n')) {
     ++number;
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);  // Windows line ends
+    if (IsBanner(raw) && ++banners > 1) {
+      // A bundle of outputs (a bug report: -L, --help-query-gpu, two -q): never merge two reports.
+      return InvalidInput(fmt::format(
+          "{}: holds more than one nvidia-smi -q report (the second begins at line {}; a bundle "
+          "of several outputs?): save one `nvidia-smi -q` per file and check each",
+          origin, number));
+    }
     if (Trim(raw).empty() || IsBanner(raw)) continue;
     builder.Line(number, SplitLine(raw));
   }
@@ -467,9 +556,11 @@ Result<GpuInventory> ParseNvidiaSmiText(std::string_view text, std::string_view 
     return InvalidInput(
         fmt::format("{}: the nvidia-smi -q report holds no 'GPU <address>' section", origin));
   }
+  if (builder.selected()) doc.document_element().append_attribute("gpuvet_selected") = true;
   GpuInventory inv = smi_xml_internal::ReadSmiLog(doc.document_element(),
                                                   fmt::format("nvidia-smi-q ({})", origin));
   if (size_t line = builder.truncated_at_line(); line > 0 && !inv.gpus.empty()) {
+    inv.capture_truncated = true;
     inv.gpus.back().failures.push_back(CallFailure{
         "capture",
         fmt::format("{}: the report ends at line {} inside this GPU's section (truncated?); its "
@@ -480,10 +571,82 @@ Result<GpuInventory> ParseNvidiaSmiText(std::string_view text, std::string_view 
   return inv;
 }
 
+namespace {
+
+// What nvidia-smi prints instead of a report when it cannot run on a broken node, and what the
+// node's driver state is then: saved by fleet scripts, such output is a verdict, not bad input.
+struct BrokenNodeOutput {
+  std::string_view text;
+  GpuSourceState state;
+  std::string_view detail;
+};
+
+constexpr BrokenNodeOutput kBrokenNodeOutputs[] = {
+    {"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+     GpuSourceState::kDriverNotLoaded,
+     "nvidia-smi could not communicate with the NVIDIA driver (the kernel module is not loaded "
+     "or does not answer)"},
+    {"Driver/library version mismatch", GpuSourceState::kInitFailed,
+     "Failed to initialize NVML: Driver/library version mismatch (LIB_RM_VERSION_MISMATCH): the "
+     "kernel module and the user-space library come from different driver versions"},
+    {"couldn't find libnvidia-ml.so", GpuSourceState::kLibraryMissing,
+     "nvidia-smi couldn't find libnvidia-ml.so: the NVIDIA user-space driver is not installed"},
+    {"Failed to initialize NVML: Unknown Error", GpuSourceState::kInitFailed,
+     "Failed to initialize NVML: Unknown Error (UNKNOWN)"},
+};
+
+// The inventory a saved broken-node output stands for, when the text is one (and holds no -q
+// report): its first lines name the failure.
+std::optional<GpuInventory> ReadBrokenNodeOutput(std::string_view text, const std::string& path) {
+  std::string_view head = text.substr(0, 4096);
+  if (IsBanner(head) || head.find("NVSMI LOG") != std::string_view::npos) return std::nullopt;
+  for (const BrokenNodeOutput& b : kBrokenNodeOutputs) {
+    if (head.find(b.text) == std::string_view::npos) continue;
+    GpuInventory inv;
+    inv.origin = fmt::format("nvidia-smi output ({})", path);
+    inv.state = b.state;
+    inv.detail = std::string(b.detail);
+    inv.from_capture = true;
+    return inv;
+  }
+  // Only nvidia-smi's "cannot open" errors and no report (a table run, or -q -x with its errors
+  // saved in front of nothing): one GPU per error, read as the -q reader reads such a line.
+  constexpr std::string_view kHandle = "Unable to determine the device handle for ";
+  if (text.substr(0, 64).find('<') != std::string_view::npos ||
+      text.find(kHandle) == std::string_view::npos) {
+    return std::nullopt;
+  }
+  pugi::xml_document doc;
+  pugi::xml_node root = doc.append_child("nvidia_smi_log");
+  for (std::string_view raw : Split(text, '\n')) {
+    std::string_view line = Trim(raw);
+    const size_t at = line.find(kHandle);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = line.substr(at + kHandle.size());
+    if (StartsWith(rest, "GPU")) rest.remove_prefix(3);
+    rest = Trim(rest);
+    const size_t colon = rest.find(": ");
+    if (colon == std::string_view::npos) continue;
+    pugi::xml_node gpu = root.append_child("gpu");
+    gpu.append_attribute("id") = MakeValidUtf8(rest.substr(0, colon)).c_str();
+    gpu.append_child("handle_error")
+        .text()
+        .set(MakeValidUtf8(Trim(rest.substr(colon + 2))).c_str());
+  }
+  if (!root.first_child()) return std::nullopt;
+  return smi_xml_internal::ReadSmiLog(root, fmt::format("nvidia-smi output ({})", path));
+}
+
+}  // namespace
+
 Result<GpuInventory> LoadNvidiaSmiCapture(const std::string& path, CaptureFormat format,
                                           CaptureFormat* detected) {
   Result<std::string> text = ReadFile(path, kMaxCaptureBytes);
   if (!text.ok()) return text.status();
+  if (std::optional<GpuInventory> broken = ReadBrokenNodeOutput(*text, path)) {
+    if (detected != nullptr) *detected = format;
+    return *std::move(broken);
+  }
   const CaptureFormat found = SniffCaptureFormat(*text);
   if (detected != nullptr) *detected = found;
   if (found == CaptureFormat::kTable) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -615,6 +616,99 @@ TEST(NvidiaSmiTextTest, TruncatedReportIsAPartialReadWithTheReason) {
   EXPECT_NE(g.failures[0].message.find("ends at line"), std::string::npos) << g.failures[0].message;
   EXPECT_TRUE(NotInCapture(g.temperature_c));
   EXPECT_TRUE(g.remap_pending.has());  // read before the cut
+}
+
+// Issue 26: what nvidia-smi prints about a sick GPU is read, not dropped.
+TEST(NvidiaSmiTextTest, AGpuNvidiaSmiCannotOpenIsKeptWithItsError) {
+  const std::string text =
+      ReplaceAll(ReplaceAll(k535, "Attached GPUs                             : 1",
+                            "Attached GPUs                             : 2"),
+                 "GPU 00000000:53:00.0\n",
+                 "Unable to determine the device handle for GPU0000:9A:00.0: Unknown Error\n"
+                 "GPU 00000000:53:00.0\n");
+  Result<GpuInventory> inv = ParseNvidiaSmiText(text, "t.txt");
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  ASSERT_EQ(inv->gpus.size(), 2u);
+  EXPECT_EQ(inv->gpus[0].pci_bus_id, "0000:9a:00.0");
+  EXPECT_EQ(inv->gpus[0].handle_fault, GpuFault::kUnknown);
+  EXPECT_EQ(inv->gpus[1].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(inv->gpus[1].handle_fault, GpuFault::kNone);
+  EXPECT_FALSE(inv->capture_truncated);
+
+  const std::string lost = ReplaceAll(
+      k535, "GPU 00000000:53:00.0\n",
+      "Unable to determine the device handle for GPU0000:9A:00.0: GPU is lost.  Reboot the "
+      "system to recover this GPU\nGPU 00000000:53:00.0\n");
+  inv = ParseNvidiaSmiText(lost, "t.txt");
+  ASSERT_TRUE(inv.ok());
+  EXPECT_TRUE(inv->gpus[0].lost);
+  EXPECT_EQ(inv->gpus[0].handle_fault, GpuFault::kLost);
+}
+
+TEST(NvidiaSmiTextTest, ErrorTextsHealthFieldsAndSelection) {
+  std::string text = ReplaceAll(k535, "    Persistence Mode                      : Enabled\n",
+                                "    Persistence Mode                      : Enabled\n"
+                                "    Addressing Mode                       : Unknown Error\n"
+                                "    GPU Recovery Action                   : Drain and Reset\n");
+  text = "$ nvidia-smi -q -i 0\n" + text;
+  Result<GpuInventory> inv = ParseNvidiaSmiText(text, "t.txt");
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  EXPECT_TRUE(inv->capture_selected);
+  const GpuState& g = inv->gpus[0];
+  ASSERT_EQ(g.error_values.size(), 1u);
+  EXPECT_NE(g.error_values[0].call.find("addressing_mode"), std::string::npos)
+      << g.error_values[0].call;
+  EXPECT_EQ(g.error_values[0].message, "Unknown Error");
+  EXPECT_GT(g.value_fields, 20);
+  EXPECT_EQ(Show(g.recovery_action), "value Drain and Reset");
+  EXPECT_FALSE(ParseNvidiaSmiText(k535, "t.txt")->capture_selected);
+
+  text = ReplaceAll(k535, "    Persistence Mode                      : Enabled\n",
+                    "    Persistence Mode                      : GPU requires reset\n");
+  inv = ParseNvidiaSmiText(text, "t.txt");
+  ASSERT_TRUE(inv.ok());
+  EXPECT_TRUE(inv->gpus[0].reset_required);
+}
+
+TEST(NvidiaSmiTextTest, BrokenNodeOutputsAndBundles) {
+  const fs::path dir = fs::temp_directory_path() / "gpuvet_smi_broken";
+  fs::create_directories(dir);
+  auto load = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return LoadNvidiaSmiCapture((dir / name).string(), CaptureFormat::kQueryText);
+  };
+  Result<GpuInventory> r = load(
+      "nodrv.txt",
+      "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+      "that the latest NVIDIA driver is installed and running.\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, GpuSourceState::kDriverNotLoaded);
+  EXPECT_TRUE(r->from_capture);
+  r = load("mismatch.txt", "Failed to initialize NVML: Driver/library version mismatch\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, GpuSourceState::kInitFailed);
+  EXPECT_NE(r->detail.find("RM_VERSION_MISMATCH"), std::string::npos);
+  r = load("nolib.txt",
+           "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure "
+           "that the NVIDIA Display Driver is properly installed and present in your system.\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, GpuSourceState::kLibraryMissing);
+  r = load("lost.txt",
+           "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->gpus.size(), 1u);
+  EXPECT_EQ(r->gpus[0].handle_fault, GpuFault::kUnknown);
+  // Two -q reports in one file (a bug-report bundle) are refused, never merged.
+  r = load("bundle.txt", std::string(k535) + "\nGPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n" +
+                             std::string(k535));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more than one nvidia-smi -q report"), std::string::npos);
+  // `nvidia-smi -L` lines are no GPU sections.
+  Result<GpuInventory> one = ParseNvidiaSmiText(
+      std::string(k535) + "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n", "t.txt");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->gpus.size(), 1u);
+  fs::remove_all(dir);
 }
 
 TEST(NvidiaSmiTextTest, TruncationAtEveryByteNeverCrashes) {

@@ -161,6 +161,58 @@ Reading<std::vector<GpuProcess>> ReadProcesses(pugi::xml_node gpu, std::string_v
   return Procs::Of(std::move(processes));
 }
 
+// nvidia-smi's own error texts, printed in place of a value ("Unknown Error", "GPU requires
+// reset", "GPU is lost. Reboot the system to recover this GPU"): the text as a finding names it.
+std::optional<std::string_view> ErrorText(std::string_view text) {
+  for (std::string_view e : {"Unknown Error", "GPU requires reset", "GPU is lost"}) {
+    if (StartsWith(text, e)) return e;
+  }
+  return std::nullopt;
+}
+
+// Counts the value fields below `node` (leaf elements) and records those holding an error text,
+// by element path (the text reader's source note when it has one). Iterative: a deep document
+// cannot exhaust the stack.
+void ScanErrorValues(pugi::xml_node gpu, const std::string& gpu_path, GpuState& g) {
+  std::vector<std::pair<pugi::xml_node, std::string>> todo = {{gpu, gpu_path}};
+  while (!todo.empty()) {
+    auto [node, path] = std::move(todo.back());
+    todo.pop_back();
+    for (pugi::xml_node child : node.children()) {
+      if (child.type() != pugi::node_element) continue;
+      std::string child_path = fmt::format("{}/{}", path, child.name());
+      if (child.find_child([](pugi::xml_node n) { return n.type() == pugi::node_element; })) {
+        todo.emplace_back(child, std::move(child_path));
+        continue;
+      }
+      if (std::string_view(child.name()) == "handle_error") continue;  // the GPU's, not a field
+      ++g.value_fields;
+      if (std::optional<std::string_view> e = ErrorText(Trim(child.child_value()))) {
+        std::string where = child_path;
+        if (pugi::xml_attribute src = child.attribute("gpuvet_src")) {
+          where = fmt::format("{} ({})", child_path, src.value());
+        }
+        g.error_values.push_back(CallFailure{std::move(where), std::string(*e), false});
+      }
+    }
+  }
+  // The text reader counts every value line of the section, also those it keeps no element for.
+  if (pugi::xml_attribute n = gpu.attribute("gpuvet_values")) g.value_fields = n.as_int();
+}
+
+// What "Unable to determine the device handle for GPU…: TEXT" says about the GPU.
+GpuFault HandleFaultOf(std::string_view text) {
+  if (StartsWith(text, "GPU is lost")) return GpuFault::kLost;
+  if (StartsWith(text, "GPU requires reset")) return GpuFault::kResetRequired;
+  if (StartsWith(text, "Unknown Error")) return GpuFault::kUnknown;
+  if (StartsWith(text, "Insufficient Permissions")) return GpuFault::kNoPermission;
+  if (StartsWith(text, "Insufficient External Power")) return GpuFault::kInsufficientPower;
+  if (StartsWith(text, "Interrupt Request Issue")) return GpuFault::kIrqIssue;
+  if (StartsWith(text, "Corrupted infoROM")) return GpuFault::kCorruptedInforom;
+  if (StartsWith(text, "Timeout")) return GpuFault::kTimeout;
+  return GpuFault::kOther;
+}
+
 GpuState ParseGpu(pugi::xml_node gpu, int index) {
   const std::string p = fmt::format("gpu[{}]", index);
   auto at = [&](std::string_view rel) { return Lookup(gpu, p, rel); };
@@ -261,6 +313,42 @@ GpuState ParseGpu(pugi::xml_node gpu, int index) {
   }
 
   g.compute_processes = ReadProcesses(gpu, p);
+  // Driver 570+ health fields.
+  g.recovery_action = ToText(at("gpu_recovery_action"));
+  g.unrepairable_memory = ToBool(at("ecc_errors/unrepairable_memory"));
+  g.channel_repair_pending = ToBool(at("ecc_errors/channel_repair_pending"));
+  g.tpc_repair_pending = ToBool(at("ecc_errors/tpc_repair_pending"));
+  g.sram_threshold_exceeded = ToBool(at("ecc_errors/aggregate/sram_threshold_exceeded"));
+  g.fabric_state = ToText(at("fabric/state"));
+  g.fabric_status = ToText(at("fabric/status"));
+  // A GPU nvidia-smi could not open ("Unable to determine the device handle for GPU…: Unknown
+  // Error", kept by the text reader as <handle_error>): nothing else of it was printed.
+  if (pugi::xml_node handle = gpu.child("handle_error")) {
+    g.handle_fault = HandleFaultOf(Trim(handle.child_value()));
+    g.failures.clear();  // its empty fields are not unparseable ones
+    if (g.handle_fault == GpuFault::kLost) {
+      g.lost = true;
+      g.lost_call = "nvidia-smi: Unable to determine the device handle";
+    } else if (g.handle_fault == GpuFault::kResetRequired) {
+      g.reset_required = true;
+      g.reset_required_call = "nvidia-smi: Unable to determine the device handle";
+    } else {
+      g.failures.push_back(CallFailure{"nvidia-smi: Unable to determine the device handle",
+                                       std::string(Trim(handle.child_value())), false});
+    }
+    return g;
+  }
+  ScanErrorValues(gpu, p, g);
+  // A field reading "GPU requires reset" or "GPU is lost" speaks for the whole GPU.
+  for (const CallFailure& f : g.error_values) {
+    if (f.message == "GPU requires reset" && !g.reset_required) {
+      g.reset_required = true;
+      g.reset_required_call = f.call;
+    } else if (f.message == "GPU is lost" && !g.lost) {
+      g.lost = true;
+      g.lost_call = f.call;
+    }
+  }
   return g;
 }
 
@@ -295,6 +383,7 @@ GpuInventory ReadSmiLog(pugi::xml_node root, std::string origin) {
   } else {
     inv.device_count = ToInt(attached, "");
   }
+  inv.capture_selected = root.attribute("gpuvet_selected").as_bool();
   return inv;
 }
 

@@ -11,6 +11,31 @@
 
 namespace gpuvet::nvml_internal {
 
+GpuFault GpuFaultOf(int code) {
+  switch (code) {
+    case NVML_SUCCESS:
+      return GpuFault::kNone;
+    case NVML_ERROR_UNKNOWN:
+      return GpuFault::kUnknown;
+    case NVML_ERROR_GPU_IS_LOST:
+      return GpuFault::kLost;
+    case NVML_ERROR_RESET_REQUIRED:
+      return GpuFault::kResetRequired;
+    case NVML_ERROR_NO_PERMISSION:
+      return GpuFault::kNoPermission;
+    case NVML_ERROR_INSUFFICIENT_POWER:
+      return GpuFault::kInsufficientPower;
+    case NVML_ERROR_IRQ_ISSUE:
+      return GpuFault::kIrqIssue;
+    case NVML_ERROR_CORRUPTED_INFOROM:
+      return GpuFault::kCorruptedInforom;
+    case NVML_ERROR_TIMEOUT:
+      return GpuFault::kTimeout;
+    default:
+      return GpuFault::kOther;
+  }
+}
+
 Outcome NvmlCaller::TimedOut(const char* call, const std::string& message) {
   const bool skipped = StartsWith(message, "skipped");
   if (!skipped) AddFailure(call, message, true);
@@ -32,6 +57,10 @@ void NvmlCaller::Classify(const char* call, Outcome* o) {
     if (o->code == NVML_ERROR_GPU_IS_LOST && gpu_ != nullptr) {
       gpu_->lost = true;
       gpu_->lost_call = call;
+    } else if (o->code == NVML_ERROR_RESET_REQUIRED && gpu_ != nullptr) {
+      // Not a query that failed: the GPU is unusable until it is reset (gpu.reset_required).
+      if (!gpu_->reset_required) gpu_->reset_required_call = call;
+      gpu_->reset_required = true;
     } else {
       AddFailure(call, DescribeNvmlError(o->code), false);
     }

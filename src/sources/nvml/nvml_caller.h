@@ -20,6 +20,9 @@ namespace gpuvet::nvml_internal {
 constexpr int kTimedOut = -1;
 constexpr int kSkipped = -2;
 
+// What an NVML return code says about the GPU that answered it (GpuFault, one meaning per code).
+GpuFault GpuFaultOf(int code);
+
 // What one bounded call came to.
 struct Outcome {
   bool called = true;  // false: skipped because the GPU was lost earlier

@@ -254,6 +254,10 @@ GpuInventory NvmlSession::Read() {
         inv.detail = fmt::format("{}; GPUs from index {} on were not read", ho.note, i);
       } else if (ho.code == kSkipped) {
         gpu.failures.push_back(CallFailure{"nvmlDeviceGetHandleByIndex_v2", ho.note, true});
+      } else if (ho.called && !ho.ok()) {
+        // The driver counts the GPU but cannot open it (nvidia-smi: "Unable to determine the
+        // device handle for GPU…"): what the code says is the GPU's finding.
+        gpu.handle_fault = nvml_internal::GpuFaultOf(ho.code);
       }
       stalled = ho.stalled();
       if (ho.ok()) {

@@ -443,7 +443,30 @@ TEST(NvmlSource, HandleFailureKeepsTheGpuWithItsFailure) {
   ASSERT_EQ(inv.gpus.size(), 2u);
   ASSERT_EQ(inv.gpus[0].failures.size(), 1u);
   EXPECT_EQ(inv.gpus[0].failures[0].call, "nvmlDeviceGetHandleByIndex_v2");
+  EXPECT_EQ(inv.gpus[0].handle_fault, GpuFault::kUnknown);
   EXPECT_EQ(inv.gpus[1].name, "B");
+  EXPECT_EQ(inv.gpus[1].handle_fault, GpuFault::kNone);
+}
+
+// Issue 26: each code of a handle that cannot be opened keeps its meaning; RESET_REQUIRED on any
+// call marks the GPU, it is not a query that failed.
+TEST(NvmlSource, HandleCodesKeepTheirMeaning) {
+  UseScenario(R"({"gpus": [{"errors": {"nvmlDeviceGetHandleByIndex_v2": "GPU_IS_LOST"}},
+                           {"errors": {"nvmlDeviceGetHandleByIndex_v2": "RESET_REQUIRED"}},
+                           {"errors": {"nvmlDeviceGetHandleByIndex_v2": "INSUFFICIENT_POWER"}},
+                           {"name": "D", "errors": {"nvmlDeviceGetMemoryInfo": "RESET_REQUIRED"}}]})");
+  GpuInventory inv = ReadFake();
+  ASSERT_EQ(inv.gpus.size(), 4u);
+  EXPECT_EQ(inv.gpus[0].handle_fault, GpuFault::kLost);
+  EXPECT_TRUE(inv.gpus[0].lost);
+  EXPECT_EQ(inv.gpus[1].handle_fault, GpuFault::kResetRequired);
+  EXPECT_TRUE(inv.gpus[1].reset_required);
+  EXPECT_TRUE(inv.gpus[1].failures.empty());
+  EXPECT_EQ(inv.gpus[2].handle_fault, GpuFault::kInsufficientPower);
+  EXPECT_EQ(inv.gpus[3].handle_fault, GpuFault::kNone);
+  EXPECT_TRUE(inv.gpus[3].reset_required);
+  EXPECT_EQ(inv.gpus[3].reset_required_call, "nvmlDeviceGetMemoryInfo");
+  EXPECT_EQ(inv.gpus[3].name, "D");
 }
 
 TEST(NvmlSource, NormalizesPciBusIds) {
