@@ -311,8 +311,7 @@ constexpr BottleneckInfo kBottlenecks[] = {
      "As periodic_stall, with disk writes during the stalls >= 1 MB/s and >= 3x the rate outside "
      "them.",
      kPeriodicDecision},
-    {B::kStalled, S::kNone, "stalled", "analyze", kFail, 1,
-     "GPU pinned busy, nothing moving",
+    {B::kStalled, S::kNone, "stalled", "analyze", kFail, 1, "GPU pinned busy, nothing moving",
      "A kernel or collective is not progressing: GPU-Util stays pinned high while the board draws "
      "near-idle power and no memory or link traffic moves. The typical shape of a hung NCCL "
      "collective (a rank that never joined it, a deadlock) or a kernel spinning on a flag. No "
